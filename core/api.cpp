@@ -1,0 +1,75 @@
+// The public C++ API: thin forwards onto the internal objects.
+#include "core/api/torus.hpp"
+
+#include "core/endpoint.h"
+#include "core/worker.h"
+
+namespace torus {
+namespace {
+core::RequestImpl* impl(Request* r) { return static_cast<core::RequestImpl*>(r); }
+const core::RequestImpl* impl(const Request* r) { return static_cast<const core::RequestImpl*>(r); }
+core::EndpointImpl* impl(Endpoint* e) { return static_cast<core::EndpointImpl*>(e); }
+const core::EndpointImpl* impl(const Endpoint* e) {
+  return static_cast<const core::EndpointImpl*>(e);
+}
+}  // namespace
+
+bool Request::completed() const noexcept { return impl(this)->done; }
+Status Request::status() const noexcept { return impl(this)->status; }
+RecvInfo Request::info() const noexcept { return impl(this)->info; }
+void Request::release() noexcept {
+  core::RequestImpl* r = impl(this);
+  r->worker->release(r);
+}
+
+Status Endpoint::tag_send(const void* buf, size_t length, Tag tag, Request** req,
+                          const SendParams& params) {
+  return impl(this)->send_tag(buf, length, tag, req, params);
+}
+
+Status Endpoint::am_send(unsigned id, std::span<const std::byte> header,
+                         std::span<const std::byte> payload, Request** req,
+                         const SendParams& params) {
+  return impl(this)->send_am(id, header, payload, req, params);
+}
+
+uint64_t Endpoint::peer_uid() const noexcept { return impl(this)->uid(); }
+std::string Endpoint::describe() const { return impl(this)->describe_impl(); }
+
+uint64_t Worker::uid() const noexcept { return impl_->w->uid(); }
+std::vector<std::byte> Worker::address() const { return impl_->w->address(); }
+
+Result<Endpoint*> Worker::connect(std::span<const std::byte> address) {
+  auto ep = impl_->w->connect(address);
+  if (!ep) return ep.error();
+  return static_cast<Endpoint*>(ep.value());
+}
+
+Status Worker::tag_recv(void* buf, size_t length, Tag tag, Tag mask, Request** req,
+                        const RecvParams& params) {
+  return impl_->w->tag_recv(buf, length, tag, mask, req, params);
+}
+
+bool Worker::tag_probe(Tag tag, Tag mask, RecvInfo* info) {
+  return impl_->w->tag_probe(tag, mask, info);
+}
+
+Status Worker::cancel(Request* req) { return impl_->w->cancel(torus::impl(req)); }
+
+void Worker::set_am_handler(unsigned id, AmCallback cb, void* arg) {
+  impl_->w->set_am_handler(id, cb, arg);
+}
+
+void Worker::set_error_handler(EndpointErrorCallback cb, void* arg) {
+  impl_->w->set_error_handler(cb, arg);
+}
+
+unsigned Worker::progress() { return impl_->w->progress(); }
+Status Worker::wait(std::chrono::nanoseconds timeout) { return impl_->w->wait(timeout); }
+Status Worker::wait_request(Request* req, std::chrono::nanoseconds timeout) {
+  return impl_->w->wait_request(torus::impl(req), timeout);
+}
+int Worker::event_fd() const noexcept { return impl_->w->event_fd(); }
+Status Worker::arm() { return impl_->w->arm(); }
+
+}  // namespace torus

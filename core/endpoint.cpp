@@ -1,0 +1,521 @@
+// Endpoint: lane choice, protocol tables and the send side of every protocol. A send runs
+// as far as the transport allows; back-pressure parks it on the pending queue, in order.
+#include "core/endpoint.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/base/log.h"
+#include "core/worker.h"
+
+namespace torus::core {
+namespace {
+
+struct BytesPack {
+  const std::byte* data;
+  size_t length;
+};
+
+size_t pack_bytes(void* dest, void* arg) {
+  auto* b = static_cast<BytesPack*>(arg);
+  std::memcpy(dest, b->data, b->length);
+  return b->length;
+}
+
+// A header followed by a slice of the user's buffer.
+struct FragPack {
+  const void* hdr;
+  size_t hdr_length;
+  const std::byte* payload;
+  size_t length;
+};
+
+size_t pack_frag(void* dest, void* arg) {
+  auto* f = static_cast<FragPack*>(arg);
+  std::memcpy(dest, f->hdr, f->hdr_length);
+  if (f->length) std::memcpy(static_cast<std::byte*>(dest) + f->hdr_length, f->payload, f->length);
+  return f->hdr_length + f->length;
+}
+
+template <typename H>
+std::span<const std::byte> as_bytes_of(const H& h) {
+  return {reinterpret_cast<const std::byte*>(&h), sizeof(H)};
+}
+
+RequestImpl* from_completion(tl::Completion* c) {
+  return reinterpret_cast<RequestImpl*>(reinterpret_cast<char*>(c) -
+                                        offsetof(RequestImpl, comp));
+}
+
+}  // namespace
+
+EndpointImpl::EndpointImpl(WorkerImpl* worker, WorkerAddress peer)
+    : worker_(worker), peer_(std::move(peer)) {}
+
+EndpointImpl::~EndpointImpl() = default;
+
+Status EndpointImpl::init() {
+  const auto& ifaces = worker_->ifaces();
+  for (size_t i = 0; i < ifaces.size(); ++i) {
+    for (const IfaceAddress& pa : peer_.ifaces) {
+      if (pa.tl_name != ifaces[i].tl_name) continue;
+      std::string why;
+      if (!ifaces[i].iface->is_reachable(pa.address, &why)) {
+        TORUS_DEBUG("%s cannot reach worker %016llx: %s", pa.tl_name.c_str(),
+                    static_cast<unsigned long long>(peer_.uid), why.c_str());
+        continue;
+      }
+      auto ep = ifaces[i].iface->connect(pa.address);
+      if (!ep) {
+        TORUS_WARN("%s: connecting to worker %016llx failed: %s", pa.tl_name.c_str(),
+                   static_cast<unsigned long long>(peer_.uid), ep.error().message.c_str());
+        continue;
+      }
+      Lane lane;
+      lane.iface_index = i;
+      lane.tl_name = pa.tl_name;
+      lane.tl_hash = proto::tl_hash(pa.tl_name.data(), pa.tl_name.size());
+      lane.attr = &ifaces[i].iface->attributes();
+      lane.ep = std::move(ep.value());
+      lane.ep->user_data = this;
+      lanes_.push_back(std::move(lane));
+      break;  // one lane per local interface
+    }
+  }
+  // AM lane: lowest latency; RMA lane: highest bandwidth among those with get or put.
+  for (size_t i = 0; i < lanes_.size(); ++i) {
+    const tl::IfaceAttr& a = *lanes_[i].attr;
+    if (a.caps.am_bcopy &&
+        (am_lane_ < 0 || a.am_cost.latency_ns < lanes_[static_cast<size_t>(am_lane_)].attr->am_cost.latency_ns))
+      am_lane_ = static_cast<int>(i);
+    if ((a.caps.get_zcopy || a.caps.put_zcopy) &&
+        (rma_lane_ < 0 ||
+         a.rma_cost.bandwidth_Bps > lanes_[static_cast<size_t>(rma_lane_)].attr->rma_cost.bandwidth_Bps))
+      rma_lane_ = static_cast<int>(i);
+  }
+  if (am_lane_ < 0) return Status::Unreachable;
+  std::vector<proto::LaneInfo> infos;
+  for (const Lane& l : lanes_) infos.push_back({l.tl_name, l.attr});
+  const proto::SelectorConfig& cfg = worker_->selector_config();
+  tag_table_ = proto::build_tag_table(infos, am_lane_, rma_lane_, cfg, false);
+  sync_table_ = proto::build_tag_table(infos, am_lane_, rma_lane_, cfg, true);
+  return Status::Ok;
+}
+
+int EndpointImpl::rma_lane_index(uint32_t hash) const noexcept {
+  for (size_t i = 0; i < lanes_.size(); ++i)
+    if (lanes_[i].tl_hash == hash &&
+        (lanes_[i].attr->caps.get_zcopy || lanes_[i].attr->caps.put_zcopy))
+      return static_cast<int>(i);
+  return -1;
+}
+
+std::string EndpointImpl::describe_impl() const {
+  char line[160];
+  std::snprintf(line, sizeof(line), "torus: endpoint %016llx -> %016llx\n",
+                static_cast<unsigned long long>(worker_->uid()),
+                static_cast<unsigned long long>(peer_.uid));
+  std::string out = line;
+  std::vector<proto::LaneInfo> infos;
+  for (size_t i = 0; i < lanes_.size(); ++i) {
+    const Lane& l = lanes_[i];
+    infos.push_back({l.tl_name, l.attr});
+    std::snprintf(line, sizeof(line), "  lane %zu: %s/%s%s%s\n", i, l.tl_name.c_str(),
+                  worker_->ifaces()[l.iface_index].device.c_str(),
+                  static_cast<int>(i) == am_lane_ ? " [am]" : "",
+                  static_cast<int>(i) == rma_lane_ ? " [rma]" : "");
+    out += line;
+  }
+  out += "  tag_send:\n" + tag_table_.describe(infos);
+  out += "  tag_send (synchronous):\n" + sync_table_.describe(infos);
+  return out;
+}
+
+Status EndpointImpl::send_bytes(uint8_t am_id, std::span<const std::byte> bytes) {
+  tl::Endpoint& ep = *am_lane().ep;
+  const tl::IfaceAttr& a = *am_lane().attr;
+  if (a.caps.am_short && bytes.size() <= a.limits.max_short)
+    return ep.am_short(am_id, bytes, {});
+  TORUS_ASSERT(bytes.size() <= a.limits.max_bcopy);
+  BytesPack p{bytes.data(), bytes.size()};
+  return ep.am_bcopy(am_id, &pack_bytes, &p);
+}
+
+void EndpointImpl::send_control(uint8_t am_id, std::span<const std::byte> bytes) {
+  if (is_error(failed_)) return;
+  if (pending_.empty()) {
+    Status s = send_bytes(am_id, bytes);
+    if (s == Status::Ok) return;
+    if (s != Status::NoResource) {
+      TORUS_WARN("control message %u to %016llx failed: %s", am_id,
+                 static_cast<unsigned long long>(peer_.uid), status_string(s));
+      return;
+    }
+  }
+  pending_.push_back({nullptr, am_id, {bytes.begin(), bytes.end()}});
+  worker_->schedule(this);
+}
+
+void EndpointImpl::ensure_wireup() {
+  if (wired_) return;
+  wired_ = true;
+  const std::vector<std::byte>& addr = worker_->address();
+  std::vector<std::byte> msg(sizeof(proto::WireupHdr) + addr.size());
+  proto::WireupHdr h{worker_->uid(), proto::kWireVersion, {}, static_cast<uint32_t>(addr.size())};
+  std::memcpy(msg.data(), &h, sizeof(h));
+  std::memcpy(msg.data() + sizeof(h), addr.data(), addr.size());
+  send_control(proto::kAmWireup, msg);
+}
+
+void EndpointImpl::queue_request(RequestImpl* req) {
+  if (req->kind == ReqKind::Recv)
+    pending_gets_.push_back(req);
+  else
+    pending_.push_back({req, 0, {}});
+  worker_->schedule(this);
+}
+
+bool EndpointImpl::progress_pending() {
+  while (!pending_.empty()) {
+    PendingItem& item = pending_.front();
+    if (item.req != nullptr) {
+      if (!item.req->done && start_send(item.req) == Status::NoResource) return false;
+    } else if (send_bytes(item.am_id, item.bytes) == Status::NoResource) {
+      return false;
+    }
+    pending_.pop_front();
+  }
+  if (!pending_gets_.empty()) {
+    std::vector<RequestImpl*> gets;
+    gets.swap(pending_gets_);
+    for (RequestImpl* r : gets)
+      if (!r->done) worker_->rndv_get_progress(r);
+  }
+  return pending_gets_.empty();
+}
+
+Status EndpointImpl::send_tag(const void* buf, size_t length, Tag tag, Request** out,
+                              const SendParams& p) {
+  if (__builtin_expect(is_error(failed_), 0)) return failed_;
+  const proto::ProtoRange& r = (p.sync ? sync_table_ : tag_table_).lookup(length);
+  if (__builtin_expect(r.proto == proto::ProtoId::EagerShort && !p.sync && wired_ &&
+                           pending_.empty(), 1)) {
+    proto::EagerHdr h{tag};
+    Status s = am_lane().ep->am_short(proto::kAmEagerOnly, as_bytes_of(h),
+                                      {static_cast<const std::byte*>(buf), length});
+    if (s != Status::NoResource) return s;
+  }
+  ensure_wireup();
+  RequestImpl* req = worker_->alloc_request();
+  req->kind = ReqKind::Send;
+  req->ep = this;
+  req->buffer = static_cast<std::byte*>(const_cast<void*>(buf));
+  req->length = length;
+  req->tag = tag;
+  req->sync = p.sync;
+  req->proto = r.proto;
+  req->lane = r.lane;
+  Status s = pending_.empty() ? start_send(req) : Status::NoResource;
+  if (s == Status::NoResource) {
+    pending_.push_back({req, 0, {}});
+    worker_->schedule(this);
+  } else if (req->done) {
+    // Completed inline: report it here; no callback, no request.
+    Status st = req->status;
+    req->released = true;
+    worker_->release(req);
+    return st;
+  }
+  req->send_cb = p.callback;
+  req->user = p.user;
+  *out = req;
+  return Status::InProgress;
+}
+
+Status EndpointImpl::send_am(unsigned id, std::span<const std::byte> header,
+                             std::span<const std::byte> payload, Request** out,
+                             const SendParams& p) {
+  if (id > kMaxUserAmId || header.size() > 64) return Status::InvalidParam;
+  if (is_error(failed_)) return failed_;
+  const tl::IfaceAttr& a = *am_lane().attr;
+  if (sizeof(proto::UserAmHdr) + header.size() + payload.size() > a.limits.max_bcopy)
+    return Status::Unsupported;
+  ensure_wireup();
+  RequestImpl* req = worker_->alloc_request();
+  req->kind = ReqKind::Send;
+  req->ep = this;
+  req->am_user_id = id + 1;  // nonzero marks an active message
+  req->am_header.assign(header.begin(), header.end());
+  req->buffer = const_cast<std::byte*>(payload.data());
+  req->length = payload.size();
+  Status s = pending_.empty() ? start_send(req) : Status::NoResource;
+  if (s == Status::NoResource) {
+    pending_.push_back({req, 0, {}});
+    worker_->schedule(this);
+  } else if (req->done) {
+    Status st = req->status;
+    req->released = true;
+    worker_->release(req);
+    return st;
+  }
+  req->send_cb = p.callback;
+  req->user = p.user;
+  *out = req;
+  return Status::InProgress;
+}
+
+Status EndpointImpl::start_send(RequestImpl* req) {
+  if (is_error(failed_)) {
+    worker_->complete_send(req, failed_);
+    return Status::Ok;
+  }
+  if (req->am_user_id != 0) return send_user_am(req);
+  if (req->stage == SendStage::Putting) return put_fragments(req);
+  switch (req->proto) {
+    case proto::ProtoId::EagerShort: return send_eager_short(req);
+    case proto::ProtoId::EagerBcopy: return send_bcopy_fragments(req);
+    case proto::ProtoId::RndvGet:
+    case proto::ProtoId::RndvPut: return send_rts(req);
+    case proto::ProtoId::Count: break;
+  }
+  worker_->complete_send(req, Status::InvalidParam);
+  return Status::Ok;
+}
+
+Status EndpointImpl::send_user_am(RequestImpl* req) {
+  proto::UserAmHdr h{worker_->uid(), static_cast<uint8_t>(req->am_user_id - 1),
+                     static_cast<uint8_t>(req->am_header.size()), {}};
+  std::byte hdr[sizeof(h) + 64];
+  std::memcpy(hdr, &h, sizeof(h));
+  if (!req->am_header.empty())
+    std::memcpy(hdr + sizeof(h), req->am_header.data(), req->am_header.size());
+  FragPack f{hdr, sizeof(h) + req->am_header.size(), req->buffer, req->length};
+  const tl::IfaceAttr& a = *am_lane().attr;
+  Status s = a.caps.am_short && f.hdr_length + f.length <= a.limits.max_short
+                 ? am_lane().ep->am_short(proto::kAmUser, {hdr, f.hdr_length},
+                                          {req->buffer, req->length})
+                 : am_lane().ep->am_bcopy(proto::kAmUser, &pack_frag, &f);
+  if (s == Status::NoResource) return s;
+  worker_->complete_send(req, s);
+  return Status::Ok;
+}
+
+Status EndpointImpl::send_eager_short(RequestImpl* req) {
+  std::span<const std::byte> payload{req->buffer, req->length};
+  Status s;
+  if (req->sync) {
+    proto::EagerSyncHdr h{req->tag, worker_->uid(), req->id()};
+    s = am_lane().ep->am_short(proto::kAmEagerSync, as_bytes_of(h), payload);
+  } else {
+    proto::EagerHdr h{req->tag};
+    s = am_lane().ep->am_short(proto::kAmEagerOnly, as_bytes_of(h), payload);
+  }
+  if (s == Status::NoResource) return s;
+  if (is_error(s) || !req->sync) {
+    worker_->complete_send(req, s);
+  } else {
+    req->stage = SendStage::WaitAck;
+    track(req);
+  }
+  return Status::Ok;
+}
+
+Status EndpointImpl::send_bcopy_fragments(RequestImpl* req) {
+  tl::Endpoint& ep = *lanes_[req->lane].ep;
+  const size_t max = lanes_[req->lane].attr->limits.max_bcopy;
+  if (req->stage == SendStage::Queued) {
+    Status s;
+    size_t sent;
+    if (!req->sync && req->length + sizeof(proto::EagerHdr) <= max) {
+      proto::EagerHdr h{req->tag};
+      FragPack f{&h, sizeof(h), req->buffer, req->length};
+      s = ep.am_bcopy(proto::kAmEagerOnly, &pack_frag, &f);
+      sent = req->length;
+    } else if (req->sync && req->length + sizeof(proto::EagerSyncHdr) <= max) {
+      proto::EagerSyncHdr h{req->tag, worker_->uid(), req->id()};
+      FragPack f{&h, sizeof(h), req->buffer, req->length};
+      s = ep.am_bcopy(proto::kAmEagerSync, &pack_frag, &f);
+      sent = req->length;
+    } else {
+      proto::EagerFirstHdr h{req->tag, worker_->uid(), req->sync ? req->id() : 0, req->length};
+      sent = std::min(req->length, max - sizeof(h));
+      FragPack f{&h, sizeof(h), req->buffer, sent};
+      s = ep.am_bcopy(proto::kAmEagerFirst, &pack_frag, &f);
+    }
+    if (s == Status::NoResource) return s;
+    if (is_error(s)) {
+      worker_->complete_send(req, s);
+      return Status::Ok;
+    }
+    req->stage = SendStage::Fragments;
+    req->offset = sent;
+    if (req->sync) track(req);
+  }
+  while (req->offset < req->length) {
+    proto::EagerMiddleHdr h{worker_->uid(), req->offset};
+    size_t n = std::min(req->length - req->offset, max - sizeof(h));
+    FragPack f{&h, sizeof(h), req->buffer + req->offset, n};
+    Status s = ep.am_bcopy(proto::kAmEagerMiddle, &pack_frag, &f);
+    if (s == Status::NoResource) return s;
+    if (is_error(s)) {
+      worker_->complete_send(req, s);
+      return Status::Ok;
+    }
+    req->offset += n;
+  }
+  if (req->sync && !req->acked) {
+    req->stage = SendStage::WaitAck;
+  } else {
+    worker_->complete_send(req, Status::Ok);
+  }
+  return Status::Ok;
+}
+
+Status EndpointImpl::send_rts(RequestImpl* req) {
+  Lane& rl = lanes_[req->lane];
+  const bool get = req->proto == proto::ProtoId::RndvGet;
+  size_t rkey_len = 0;
+  if (get && req->length > 0 && !req->mr) {
+    tl::Iface& iface = *worker_->ifaces()[rl.iface_index].iface;
+    auto mr = iface.mem_register(req->buffer, req->length, tl::kAccessRead);
+    if (!mr) {
+      TORUS_ERROR("rndv_get: registering %zu bytes failed: %s", req->length,
+                  mr.error().message.c_str());
+      worker_->complete_send(req, mr.status());
+      return Status::Ok;
+    }
+    req->mr = std::move(mr.value());
+  }
+  if (req->mr) rkey_len = rl.attr->rkey_size;
+  std::byte msg[sizeof(proto::RtsHdr) + 256];
+  TORUS_ASSERT(rkey_len <= 256);
+  proto::RtsHdr h{req->tag,
+                  worker_->uid(),
+                  req->id(),
+                  req->length,
+                  reinterpret_cast<uint64_t>(req->buffer),
+                  rl.tl_hash,
+                  static_cast<uint16_t>(rkey_len),
+                  static_cast<uint8_t>((get ? proto::kRtsGet : proto::kRtsPut) |
+                                       (req->sync ? proto::kRtsSync : 0)),
+                  0};
+  std::memcpy(msg, &h, sizeof(h));
+  if (rkey_len) req->mr->pack_rkey({msg + sizeof(h), rkey_len});
+  Status s = send_bytes(proto::kAmRts, {msg, sizeof(h) + rkey_len});
+  if (s == Status::NoResource) return s;
+  if (is_error(s)) {
+    worker_->complete_send(req, s);
+    return Status::Ok;
+  }
+  req->stage = SendStage::WaitAck;
+  track(req);
+  return Status::Ok;
+}
+
+void EndpointImpl::on_ack(RequestImpl* req, Status status) {
+  if (req->stage == SendStage::WaitAck) {
+    worker_->complete_send(req, status == Status::BufferTooSmall ? Status::Ok : status);
+  } else {
+    req->acked = true;  // a sync eager matched before its last fragment left
+  }
+}
+
+void EndpointImpl::on_rtr(RequestImpl* req, const proto::RtrHdr& h,
+                          std::span<const std::byte> rkey) {
+  int lane = rma_lane_index(h.rma_tl);
+  if (lane < 0 || h.length > req->length) {
+    worker_->protocol_error(peer_.uid, "RTR names no usable lane or too many bytes");
+    return;
+  }
+  req->lane = static_cast<uint8_t>(lane);
+  req->peer_req_id = h.rreq_id;
+  req->put_remote_addr = h.address;
+  req->put_length = h.length;
+  req->peer_rkey.assign(rkey.begin(), rkey.end());
+  req->stage = SendStage::Putting;
+  req->offset = 0;
+  req->recv_status = Status::Ok;
+  if (put_fragments(req) == Status::NoResource) queue_request(req);
+}
+
+Status EndpointImpl::put_fragments(RequestImpl* req) {
+  Lane& l = lanes_[req->lane];
+  size_t frag = std::min(worker_->rndv_frag_size(), l.attr->limits.max_put);
+  if (frag == 0) frag = req->put_length;
+  req->comp.func = &EndpointImpl::put_completion;
+  while (req->offset < req->put_length && !is_error(req->recv_status)) {
+    size_t n = std::min(frag, req->put_length - req->offset);
+    Status s = l.ep->put_zcopy({req->buffer + req->offset, n}, req->put_remote_addr + req->offset,
+                               req->peer_rkey, &req->comp);
+    if (s == Status::NoResource) return s;
+    if (s == Status::InProgress) ++req->inflight;
+    else if (is_error(s)) req->recv_status = s;
+    if (!is_error(s)) req->offset += n;
+  }
+  if (req->inflight != 0) return Status::Ok;
+  if (is_error(req->recv_status)) {
+    finish_put(req);
+    return Status::Ok;
+  }
+  req->comp.func = &EndpointImpl::flush_completion;
+  Status s = l.ep->flush(&req->comp);
+  if (s == Status::NoResource) return s;
+  if (s != Status::InProgress) {
+    if (is_error(s)) req->recv_status = s;
+    finish_put(req);
+  }
+  return Status::Ok;
+}
+
+void EndpointImpl::put_completion(tl::Completion* c, Status s) {
+  RequestImpl* req = from_completion(c);
+  --req->inflight;
+  if (is_error(s)) req->recv_status = s;
+  if (req->inflight == 0 && !req->done &&
+      req->ep->put_fragments(req) == Status::NoResource)
+    req->ep->queue_request(req);
+}
+
+void EndpointImpl::flush_completion(tl::Completion* c, Status s) {
+  RequestImpl* req = from_completion(c);
+  if (is_error(s)) req->recv_status = s;
+  req->ep->finish_put(req);
+}
+
+void EndpointImpl::finish_put(RequestImpl* req) {
+  Status st = req->recv_status;
+  proto::AckHdr h{req->peer_req_id, static_cast<int32_t>(st), 0};
+  send_control(proto::kAmFin, as_bytes_of(h));
+  worker_->complete_send(req, st);
+}
+
+void EndpointImpl::track(RequestImpl* req) {
+  if (req->ep_prev != nullptr || outstanding_ == req) return;
+  req->ep_prev = nullptr;
+  req->ep_next = outstanding_;
+  if (outstanding_) outstanding_->ep_prev = req;
+  outstanding_ = req;
+}
+
+void EndpointImpl::untrack(RequestImpl* req) {
+  if (req->ep_prev == nullptr && outstanding_ != req) return;
+  if (req->ep_prev) req->ep_prev->ep_next = req->ep_next; else outstanding_ = req->ep_next;
+  if (req->ep_next) req->ep_next->ep_prev = req->ep_prev;
+  req->ep_next = req->ep_prev = nullptr;
+}
+
+void EndpointImpl::fail(Status status) {
+  failed_ = status;
+  std::deque<PendingItem> pending;
+  pending.swap(pending_);
+  for (PendingItem& item : pending)
+    if (item.req && !item.req->done) worker_->complete_send(item.req, status);
+  pending_gets_.clear();
+  while (RequestImpl* r = outstanding_) {
+    untrack(r);
+    if (r->kind == ReqKind::Send) worker_->complete_send(r, status);
+    else worker_->complete_recv(r, status);
+  }
+}
+
+}  // namespace torus::core

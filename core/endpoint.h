@@ -1,0 +1,98 @@
+// Endpoint internals: lanes to one peer worker, the protocol tables, the send-side protocol
+// steps and the pending queue that keeps messages in order under back-pressure.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/api/torus.hpp"
+#include "core/request.h"
+#include "core/worker_address.h"
+#include "protocols/selector.h"
+#include "protocols/wire.h"
+#include "transports/transport.h"
+
+namespace torus::core {
+
+class WorkerImpl;
+
+struct Lane {
+  size_t iface_index = 0;
+  std::string tl_name;
+  uint32_t tl_hash = 0;
+  const tl::IfaceAttr* attr = nullptr;
+  std::unique_ptr<tl::Endpoint> ep;
+};
+
+// A control message that met back-pressure: sent from the pending queue in order.
+struct PendingItem {
+  RequestImpl* req = nullptr;        // a send to (re)start, or a receive's rndv step
+  uint8_t am_id = 0;                 // else: a control message
+  std::vector<std::byte> bytes;
+};
+
+class EndpointImpl final : public Endpoint {
+ public:
+  EndpointImpl(WorkerImpl* worker, WorkerAddress peer);
+  ~EndpointImpl();
+  Status init();
+
+  uint64_t uid() const noexcept { return peer_.uid; }
+  WorkerImpl* worker() const noexcept { return worker_; }
+  Status failed() const noexcept { return failed_; }
+  Lane& am_lane() noexcept { return lanes_[static_cast<size_t>(am_lane_)]; }
+  Lane& lane(size_t i) noexcept { return lanes_[i]; }
+  // The lane of the transport a peer named in an RTS/RTR (it must do get or put); -1 if none.
+  int rma_lane_index(uint32_t tl_hash) const noexcept;
+  std::string describe_impl() const;
+
+  Status send_tag(const void* buf, size_t length, Tag tag, Request** req, const SendParams& p);
+  Status send_am(unsigned id, std::span<const std::byte> header,
+                 std::span<const std::byte> payload, Request** req, const SendParams& p);
+
+  // Control messages (acks, RTR): sent now, or queued in order on back-pressure.
+  void send_control(uint8_t am_id, std::span<const std::byte> bytes);
+  // Receives waiting on this endpoint (rndv) are queued to resume from progress.
+  void queue_request(RequestImpl* req);
+  bool has_pending() const noexcept { return !pending_.empty() || !pending_gets_.empty(); }
+  // Runs queued work; returns false while something is still blocked.
+  bool progress_pending();
+  bool scheduled = false;
+
+  // Send-side handlers of the peer's replies.
+  void on_ack(RequestImpl* req, Status status);      // sync ack or ATS
+  void on_rtr(RequestImpl* req, const proto::RtrHdr& h, std::span<const std::byte> rkey);
+  void fail(Status status);
+  void track(RequestImpl* req);    // outstanding: failed with the endpoint
+  void untrack(RequestImpl* req);
+
+ private:
+  void ensure_wireup();
+  Status send_bytes(uint8_t am_id, std::span<const std::byte> bytes);
+  Status start_send(RequestImpl* req);  // runs the protocol until done/blocked
+  Status send_eager_short(RequestImpl* req);
+  Status send_bcopy_fragments(RequestImpl* req);
+  Status send_rts(RequestImpl* req);
+  Status send_user_am(RequestImpl* req);
+  Status put_fragments(RequestImpl* req);
+  void finish_put(RequestImpl* req);
+  static void put_completion(tl::Completion* c, Status s);
+  static void flush_completion(tl::Completion* c, Status s);
+
+  WorkerImpl* worker_;
+  WorkerAddress peer_;
+  std::vector<Lane> lanes_;
+  int am_lane_ = -1;
+  int rma_lane_ = -1;
+  proto::ProtoTable tag_table_;
+  proto::ProtoTable sync_table_;
+  bool wired_ = false;
+  Status failed_ = Status::Ok;
+  std::deque<PendingItem> pending_;         // sends and control messages, in order
+  std::vector<RequestImpl*> pending_gets_;  // receives whose next rndv read met back-pressure
+  RequestImpl* outstanding_ = nullptr;  // ep_next/ep_prev list
+};
+
+}  // namespace torus::core

@@ -1,0 +1,108 @@
+// Internal request: one object for tag sends, receives and active messages, pooled per
+// worker so the eager fast path never allocates.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/api/torus.h"
+#include "core/api/torus.hpp"
+#include "protocols/selector.h"
+#include "transports/transport.h"
+
+namespace torus::core {
+
+class EndpointImpl;
+class WorkerImpl;
+struct Unexpected;
+
+enum class ReqKind : uint8_t { Free, Send, Recv };
+
+// Where a send stands in its protocol.
+enum class SendStage : uint8_t {
+  Queued,       // on the endpoint's pending list, nothing sent yet
+  Fragments,    // eager_bcopy: `offset` bytes sent so far
+  WaitAck,      // all sent; waiting for the receiver's sync ack / ATS / FIN-able RTR
+  Putting,      // rndv_put: writing into the receiver's buffer
+  Done,
+};
+
+class RequestImpl final : public Request {
+ public:
+  // Identity on the wire: pool index and generation, so a stale id is recognised.
+  uint64_t id() const noexcept { return (uint64_t{generation} << 32) | index; }
+
+  ReqKind kind = ReqKind::Free;
+  Status status = Status::InProgress;
+  bool done = false;
+  bool released = false;  // user gave it back; free it on completion
+  uint32_t index = 0;
+  uint32_t generation = 0;
+  WorkerImpl* worker = nullptr;
+
+  // Callbacks (the C API's take the place of the C++ ones).
+  using CSendCb = torus_send_cb_t;
+  using CRecvCb = torus_recv_cb_t;
+  CSendCb c_send_cb = nullptr;
+  CRecvCb c_recv_cb = nullptr;
+  SendCallback send_cb = nullptr;
+  RecvCallback recv_cb = nullptr;
+  void* user = nullptr;
+
+  // Common buffer description.
+  std::byte* buffer = nullptr;
+  size_t length = 0;       // send: message size; recv: buffer size
+  Tag tag = 0;
+  Tag mask = 0;            // recv only
+
+  // Send state.
+  EndpointImpl* ep = nullptr;
+  proto::ProtoId proto = proto::ProtoId::EagerShort;
+  uint8_t lane = 0;
+  SendStage stage = SendStage::Queued;
+  bool sync = false;
+  bool acked = false;               // sync eager: the receiver matched it
+  unsigned am_user_id = 0;           // am_send: user handler id
+  std::vector<std::byte> am_header;  // am_send: header copy when queued
+  size_t offset = 0;                 // bytes sent/read/written so far
+  size_t inflight = 0;               // outstanding transport completions
+  std::unique_ptr<tl::MemRegion> mr;
+  uint64_t peer_req_id = 0;          // rndv_put: receiver's request id (from RTR)
+  uint64_t put_remote_addr = 0;
+  size_t put_length = 0;
+  std::vector<std::byte> peer_rkey;  // rndv: the peer's packed key
+
+  // Receive state.
+  RecvInfo info;
+  uint64_t sender_uid = 0;
+  bool matched = false;
+  Status recv_status = Status::Ok;  // BufferTooSmall when truncated
+
+  // Intrusive links: posted queue / endpoint pending list / endpoint outstanding list.
+  RequestImpl* next = nullptr;
+  RequestImpl* prev = nullptr;
+  RequestImpl* ep_next = nullptr;
+  RequestImpl* ep_prev = nullptr;
+
+  tl::Completion comp;  // transport completions of get/put fragments
+};
+
+// Free list of requests in stable chunks; ids map back to objects in O(1).
+class RequestPool {
+ public:
+  RequestImpl* get(WorkerImpl* worker);
+  void put(RequestImpl* r);
+  // The live request with this wire id, or nullptr when stale or out of range.
+  RequestImpl* find(uint64_t id) const noexcept;
+  size_t in_use() const noexcept { return in_use_; }
+
+ private:
+  static constexpr size_t kChunk = 256;
+  std::vector<std::unique_ptr<RequestImpl[]>> chunks_;
+  RequestImpl* free_ = nullptr;
+  size_t in_use_ = 0;
+};
+
+}  // namespace torus::core

@@ -1,0 +1,84 @@
+// Tag matching: posted receives and unexpected messages, both in arrival order, so the
+// first match is always the oldest: messages from one sender never overtake each other.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/api/torus.hpp"
+#include "protocols/wire.h"
+
+namespace torus::core {
+
+class RequestImpl;
+
+inline bool tag_matches(Tag msg_tag, Tag want, Tag mask) noexcept {
+  return ((msg_tag ^ want) & mask) == 0;
+}
+
+// A message that arrived before its receive was posted.
+struct Unexpected {
+  enum class Kind : uint8_t { Eager, Rts };
+  Kind kind = Kind::Eager;
+  Tag tag = 0;
+  uint64_t sender_uid = 0;
+  uint64_t sreq_id = 0;        // sync eager: ack on match (0 = none); Rts: sender's request
+  size_t total_length = 0;
+  size_t received = 0;         // eager: bytes arrived so far (fragments)
+  std::vector<std::byte> data; // eager payload (grows to total_length)
+  proto::RtsHdr rts{};         // Rts
+  std::vector<std::byte> rkey; // Rts
+  Unexpected* next = nullptr;
+  Unexpected* prev = nullptr;
+};
+
+template <typename T>
+class IntrusiveList {
+ public:
+  bool empty() const noexcept { return head_ == nullptr; }
+  T* front() const noexcept { return head_; }
+  size_t size() const noexcept { return size_; }
+  void push_back(T* n) noexcept {
+    n->next = nullptr;
+    n->prev = tail_;
+    if (tail_) tail_->next = n; else head_ = n;
+    tail_ = n;
+    ++size_;
+  }
+  void remove(T* n) noexcept {
+    if (n->prev) n->prev->next = n->next; else head_ = n->next;
+    if (n->next) n->next->prev = n->prev; else tail_ = n->prev;
+    n->next = n->prev = nullptr;
+    --size_;
+  }
+
+ private:
+  T* head_ = nullptr;
+  T* tail_ = nullptr;
+  size_t size_ = 0;
+};
+
+class TagMatcher {
+ public:
+  ~TagMatcher();
+  // Oldest posted receive matching msg_tag, removed from the queue; nullptr if none.
+  RequestImpl* match_posted(Tag msg_tag) noexcept;
+  void post(RequestImpl* req) noexcept;
+  // Removes a still-posted receive (cancel); false when it is no longer posted.
+  bool unpost(RequestImpl* req) noexcept;
+
+  // Oldest unexpected message matching (tag, mask); `remove` takes it off the queue.
+  Unexpected* match_unexpected(Tag tag, Tag mask, bool remove) noexcept;
+  void add_unexpected(Unexpected* u) noexcept { unexpected_.push_back(u); }
+  void remove_unexpected(Unexpected* u) noexcept { unexpected_.remove(u); }
+
+  size_t posted_count() const noexcept { return posted_.size(); }
+  size_t unexpected_count() const noexcept { return unexpected_.size(); }
+
+ private:
+  IntrusiveList<RequestImpl> posted_;
+  IntrusiveList<Unexpected> unexpected_;
+};
+
+}  // namespace torus::core

@@ -1,0 +1,347 @@
+// Receive side of the tag protocols: AM dispatch, matching of eager fragments and RTS
+// against posted receives, the unexpected queue, and the rendezvous read.
+#include <algorithm>
+#include <cstring>
+
+#include "core/base/log.h"
+#include "core/endpoint.h"
+#include "core/worker.h"
+
+namespace torus::core {
+namespace {
+
+template <typename H>
+bool read_hdr(const std::byte* data, size_t len, H* out) {
+  if (len < sizeof(H)) return false;
+  std::memcpy(out, data, sizeof(H));
+  return true;
+}
+
+RequestImpl* from_completion(tl::Completion* c) {
+  return reinterpret_cast<RequestImpl*>(reinterpret_cast<char*>(c) -
+                                        offsetof(RequestImpl, comp));
+}
+
+}  // namespace
+
+void WorkerImpl::handle_am(uint8_t id, const std::byte* data, size_t len) {
+  switch (id) {
+    case proto::kAmEagerOnly: {
+      proto::EagerHdr h;
+      if (!read_hdr(data, len, &h)) return protocol_error(0, "short eager header");
+      return on_eager(data + sizeof(h), len - sizeof(h), h.tag, 0, 0);
+    }
+    case proto::kAmEagerSync: {
+      proto::EagerSyncHdr h;
+      if (!read_hdr(data, len, &h)) return protocol_error(0, "short sync eager header");
+      return on_eager(data + sizeof(h), len - sizeof(h), h.tag, h.sender_uid, h.sreq_id);
+    }
+    case proto::kAmEagerFirst: {
+      proto::EagerFirstHdr h;
+      if (!read_hdr(data, len, &h)) return protocol_error(0, "short first-fragment header");
+      return on_eager_first(h, data + sizeof(h), len - sizeof(h));
+    }
+    case proto::kAmEagerMiddle: {
+      proto::EagerMiddleHdr h;
+      if (!read_hdr(data, len, &h)) return protocol_error(0, "short fragment header");
+      return on_eager_middle(h, data + sizeof(h), len - sizeof(h));
+    }
+    case proto::kAmRts: {
+      proto::RtsHdr h;
+      if (!read_hdr(data, len, &h) || h.rkey_length != len - sizeof(h))
+        return protocol_error(0, "bad RTS length");
+      return on_rts(h, {data + sizeof(h), h.rkey_length});
+    }
+    case proto::kAmSyncAck:
+    case proto::kAmAts: {
+      proto::AckHdr h;
+      if (!read_hdr(data, len, &h)) return protocol_error(0, "short ack");
+      RequestImpl* req = find_request(h.req_id);
+      if (req == nullptr || req->kind != ReqKind::Send || req->ep == nullptr)
+        return protocol_error(0, "ack for an unknown send request");
+      return req->ep->on_ack(req, static_cast<Status>(h.status));
+    }
+    case proto::kAmRtr: {
+      proto::RtrHdr h;
+      if (!read_hdr(data, len, &h) || h.rkey_length != len - sizeof(h))
+        return protocol_error(0, "bad RTR length");
+      RequestImpl* req = find_request(h.sreq_id);
+      if (req == nullptr || req->kind != ReqKind::Send || req->ep == nullptr ||
+          req->proto != proto::ProtoId::RndvPut || req->stage != SendStage::WaitAck)
+        return protocol_error(0, "RTR for an unknown send request");
+      return req->ep->on_rtr(req, h, {data + sizeof(h), h.rkey_length});
+    }
+    case proto::kAmFin: {
+      proto::AckHdr h;
+      if (!read_hdr(data, len, &h)) return protocol_error(0, "short FIN");
+      RequestImpl* req = find_request(h.req_id);
+      if (req == nullptr || req->kind != ReqKind::Recv || req->done)
+        return protocol_error(0, "FIN for an unknown receive");
+      Status s = static_cast<Status>(h.status);
+      return complete_recv(req, s == Status::Ok ? req->recv_status : s);
+    }
+    case proto::kAmWireup: {
+      proto::WireupHdr h;
+      if (!read_hdr(data, len, &h) || h.address_length != len - sizeof(h) ||
+          h.version != proto::kWireVersion)
+        return protocol_error(0, "bad wireup message");
+      if (find_endpoint(h.sender_uid) != nullptr) return;
+      auto ep = connect({data + sizeof(h), h.address_length});
+      if (!ep)
+        TORUS_WARN("cannot reach back to worker %016llx: %s",
+                   static_cast<unsigned long long>(h.sender_uid), ep.error().message.c_str());
+      return;
+    }
+    case proto::kAmUser:
+      return on_user_am(data, len);
+    default:
+      return protocol_error(0, "unknown active message id");
+  }
+}
+
+void WorkerImpl::send_ack(uint64_t sender, uint8_t am_id, uint64_t req_id, Status status) {
+  EndpointImpl* ep = find_endpoint(sender);
+  if (ep == nullptr) {
+    TORUS_WARN("no endpoint back to worker %016llx for an acknowledgement",
+               static_cast<unsigned long long>(sender));
+    return;
+  }
+  proto::AckHdr h{req_id, static_cast<int32_t>(status), 0};
+  ep->send_control(am_id, {reinterpret_cast<const std::byte*>(&h), sizeof(h)});
+}
+
+void WorkerImpl::deliver_eager_to(RequestImpl* req, const std::byte* payload, size_t len,
+                                  size_t total, uint64_t sender, uint64_t sreq) {
+  req->matched = true;
+  req->info.length = total;
+  req->sender_uid = sender;
+  size_t n = std::min(len, req->length);
+  if (n) std::memcpy(req->buffer, payload, n);
+  req->recv_status = total > req->length ? Status::BufferTooSmall : Status::Ok;
+  if (sreq != 0) send_ack(sender, proto::kAmSyncAck, sreq, Status::Ok);
+}
+
+void WorkerImpl::on_eager(const std::byte* payload, size_t len, Tag tag, uint64_t sender,
+                          uint64_t sreq) {
+  if (RequestImpl* req = matcher_.match_posted(tag)) {
+    req->info.tag = tag;
+    deliver_eager_to(req, payload, len, len, sender, sreq);
+    return complete_recv(req, req->recv_status);
+  }
+  auto* u = new Unexpected();
+  u->tag = tag;
+  u->sender_uid = sender;
+  u->sreq_id = sreq;
+  u->total_length = u->received = len;
+  u->data.assign(payload, payload + len);
+  matcher_.add_unexpected(u);
+}
+
+void WorkerImpl::on_eager_first(const proto::EagerFirstHdr& h, const std::byte* payload,
+                                size_t len) {
+  if (len > h.total_length) return protocol_error(h.sender_uid, "fragment beyond message");
+  if (assemblies_.count(h.sender_uid))
+    return protocol_error(h.sender_uid, "new message before the last one was complete");
+  Assembly a;
+  a.total = h.total_length;
+  a.received = len;
+  if (RequestImpl* req = matcher_.match_posted(h.tag)) {
+    req->info.tag = h.tag;
+    deliver_eager_to(req, payload, len, h.total_length, h.sender_uid, h.sreq_id);
+    if (len == h.total_length) return complete_recv(req, req->recv_status);
+    a.recv = req;
+  } else {
+    auto* u = new Unexpected();
+    u->tag = h.tag;
+    u->sender_uid = h.sender_uid;
+    u->sreq_id = h.sreq_id;
+    u->total_length = h.total_length;
+    u->received = len;
+    u->data.resize(h.total_length);
+    std::memcpy(u->data.data(), payload, len);
+    matcher_.add_unexpected(u);
+    if (len == h.total_length) return;
+    a.unexpected = u;
+  }
+  assemblies_.emplace(h.sender_uid, a);
+}
+
+void WorkerImpl::on_eager_middle(const proto::EagerMiddleHdr& h, const std::byte* payload,
+                                 size_t len) {
+  auto it = assemblies_.find(h.sender_uid);
+  if (it == assemblies_.end()) return protocol_error(h.sender_uid, "fragment of no message");
+  Assembly& a = it->second;
+  if (h.offset != a.received || len > a.total - a.received)
+    return protocol_error(h.sender_uid, "fragment out of order or beyond the message");
+  if (RequestImpl* req = a.recv) {
+    if (h.offset < req->length)
+      std::memcpy(req->buffer + h.offset, payload, std::min(len, req->length - h.offset));
+  } else {
+    std::memcpy(a.unexpected->data.data() + h.offset, payload, len);
+    a.unexpected->received += len;
+  }
+  a.received += len;
+  if (a.received < a.total) return;
+  RequestImpl* done = a.recv;
+  assemblies_.erase(it);
+  if (done) complete_recv(done, done->recv_status);
+}
+
+void WorkerImpl::on_rts(const proto::RtsHdr& h, std::span<const std::byte> rkey) {
+  if (RequestImpl* req = matcher_.match_posted(h.tag)) return start_rndv_recv(req, h, rkey);
+  auto* u = new Unexpected();
+  u->kind = Unexpected::Kind::Rts;
+  u->tag = h.tag;
+  u->sender_uid = h.sender_uid;
+  u->sreq_id = h.sreq_id;
+  u->total_length = h.total_length;
+  u->rts = h;
+  u->rkey.assign(rkey.begin(), rkey.end());
+  matcher_.add_unexpected(u);
+}
+
+Status WorkerImpl::tag_recv(void* buf, size_t length, Tag tag, Tag mask, Request** out,
+                            const RecvParams& params, RequestImpl::CRecvCb c_cb) {
+  if (buf == nullptr && length != 0) return Status::InvalidParam;
+  RequestImpl* req = alloc_request();
+  req->kind = ReqKind::Recv;
+  req->buffer = static_cast<std::byte*>(buf);
+  req->length = length;
+  req->tag = tag;
+  req->mask = mask;
+  req->recv_cb = params.callback;
+  req->c_recv_cb = c_cb;
+  req->user = params.user;
+  *out = req;
+  Unexpected* u = matcher_.match_unexpected(tag, mask, true);
+  if (u == nullptr) {
+    matcher_.post(req);
+    return Status::InProgress;
+  }
+  req->info.tag = u->tag;
+  if (u->kind == Unexpected::Kind::Rts) {
+    start_rndv_recv(req, u->rts, u->rkey);
+  } else {
+    deliver_eager_to(req, u->data.data(), u->received, u->total_length, u->sender_uid,
+                     u->sreq_id);
+    if (u->received == u->total_length) {
+      complete_recv(req, req->recv_status);
+    } else {
+      Assembly& a = assemblies_.at(u->sender_uid);
+      a.unexpected = nullptr;
+      a.recv = req;
+    }
+  }
+  delete u;
+  return Status::InProgress;
+}
+
+bool WorkerImpl::tag_probe(Tag tag, Tag mask, RecvInfo* info) {
+  Unexpected* u = matcher_.match_unexpected(tag, mask, false);
+  if (u == nullptr) return false;
+  if (info) *info = {u->tag, u->total_length};
+  return true;
+}
+
+Status WorkerImpl::cancel(RequestImpl* req) {
+  if (req->kind != ReqKind::Recv || req->done || !matcher_.unpost(req)) return Status::NotFound;
+  complete_recv(req, Status::Canceled);
+  return Status::Ok;
+}
+
+void WorkerImpl::start_rndv_recv(RequestImpl* req, const proto::RtsHdr& h,
+                                 std::span<const std::byte> rkey) {
+  req->matched = true;
+  req->info = {h.tag, h.total_length};
+  req->sender_uid = h.sender_uid;
+  req->peer_req_id = h.sreq_id;
+  size_t n = std::min<size_t>(h.total_length, req->length);
+  req->recv_status = n < h.total_length ? Status::BufferTooSmall : Status::Ok;
+  EndpointImpl* ep = find_endpoint(h.sender_uid);
+  if (ep == nullptr) {
+    TORUS_ERROR("rendezvous from worker %016llx, which never sent its address",
+                static_cast<unsigned long long>(h.sender_uid));
+    return complete_recv(req, Status::Unreachable);
+  }
+  if (is_error(ep->failed())) return complete_recv(req, ep->failed());
+  int lane = ep->rma_lane_index(h.rma_tl);
+  if (lane < 0) {
+    send_ack(h.sender_uid, (h.flags & proto::kRtsPut) ? proto::kAmAts : proto::kAmAts,
+             h.sreq_id, Status::Unsupported);
+    return complete_recv(req, Status::Unsupported);
+  }
+  req->ep = ep;
+  req->lane = static_cast<uint8_t>(lane);
+  req->put_length = n;
+  req->put_remote_addr = h.address;
+  req->offset = 0;
+  ep->track(req);
+  if (h.flags & proto::kRtsGet) {
+    req->peer_rkey.assign(rkey.begin(), rkey.end());
+    return rndv_get_progress(req);
+  }
+  // rndv_put: expose our buffer and tell the sender where to write.
+  Lane& l = ep->lane(req->lane);
+  tl::Iface& iface = *ifaces_[l.iface_index].iface;
+  auto mr = iface.mem_register(req->buffer, n, tl::kAccessWrite);
+  if (!mr) {
+    TORUS_ERROR("rndv_put: registering %zu bytes failed: %s", n, mr.error().message.c_str());
+    send_ack(h.sender_uid, proto::kAmAts, h.sreq_id, mr.status());
+    return complete_recv(req, mr.status());
+  }
+  req->mr = std::move(mr.value());
+  std::vector<std::byte> msg(sizeof(proto::RtrHdr) + l.attr->rkey_size);
+  proto::RtrHdr rtr{h.sreq_id, req->id(), reinterpret_cast<uint64_t>(req->buffer), n,
+                    l.tl_hash, static_cast<uint16_t>(l.attr->rkey_size), 0};
+  std::memcpy(msg.data(), &rtr, sizeof(rtr));
+  req->mr->pack_rkey({msg.data() + sizeof(rtr), l.attr->rkey_size});
+  ep->send_control(proto::kAmRtr, msg);
+}
+
+void WorkerImpl::rndv_get_progress(RequestImpl* req) {
+  EndpointImpl* ep = req->ep;
+  Lane& l = ep->lane(req->lane);
+  size_t frag = std::min(rndv_frag_size(), l.attr->limits.max_get);
+  if (frag == 0) frag = req->put_length;
+  req->comp.func = [](tl::Completion* c, Status s) {
+    RequestImpl* r = from_completion(c);
+    --r->inflight;
+    if (is_error(s)) r->recv_status = s;
+    r->worker->rndv_get_progress(r);
+  };
+  while (req->offset < req->put_length && !is_error(req->recv_status)) {
+    size_t n = std::min(frag, req->put_length - req->offset);
+    Status s = l.ep->get_zcopy({req->buffer + req->offset, n}, req->put_remote_addr + req->offset,
+                               req->peer_rkey, &req->comp);
+    if (s == Status::NoResource) return ep->queue_request(req);
+    if (s == Status::InProgress) ++req->inflight;
+    else if (is_error(s)) {
+      TORUS_DEBUG("rndv get of %zu bytes failed: %s", n, status_string(s));
+      req->recv_status = s;
+      break;
+    }
+    req->offset += n;
+  }
+  if (req->inflight != 0 || req->done) return;
+  Status st = req->recv_status;
+  if (st != Status::ConnectionReset && !is_error(ep->failed()))
+    send_ack(req->sender_uid, proto::kAmAts, req->peer_req_id,
+             st == Status::BufferTooSmall ? Status::Ok : st);
+  complete_recv(req, st);
+}
+
+void WorkerImpl::on_user_am(const std::byte* data, size_t len) {
+  proto::UserAmHdr h;
+  if (!read_hdr(data, len, &h) || h.header_length > len - sizeof(h) || h.id > kMaxUserAmId)
+    return protocol_error(0, "bad user active message");
+  UserAm& am = user_am_[h.id];
+  if (am.cb == nullptr) {
+    TORUS_WARN("active message %u dropped: no handler set", h.id);
+    return;
+  }
+  const std::byte* hdr = data + sizeof(h);
+  am.cb(am.arg, {hdr, h.header_length},
+        {hdr + h.header_length, len - sizeof(h) - h.header_length}, find_endpoint(h.sender_uid));
+}
+
+}  // namespace torus::core

@@ -1,0 +1,23 @@
+#!/bin/sh
+# Fails when a layer includes a header from a layer above it (../shared/DESIGN.md).
+# Order, bottom up: core/base, memory, transports, protocols, core (API), mpi_shim.
+root=${1:-.}
+cd "$root" || exit 2
+bad=0
+check() {  # check DIR FORBIDDEN-PREFIX...
+  dir=$1; shift
+  [ -d "$dir" ] || return 0
+  for p in "$@"; do
+    hits=$(grep -rnE "#include +\"$p" "$dir" --include='*.h' --include='*.cpp' --include='*.hpp' || true)
+    if [ -n "$hits" ]; then
+      echo "layering violation: $dir must not include $p*"; echo "$hits"; bad=1
+    fi
+  done
+}
+check core/base memory/ transports/ protocols/ core/api/ core/worker mpi_shim/
+check memory transports/ protocols/ core/api/ mpi_shim/
+check transports protocols/ core/api/ mpi_shim/
+check protocols core/api/ mpi_shim/
+check core mpi_shim/
+[ $bad -eq 0 ] && echo "layering ok"
+exit $bad
