@@ -57,6 +57,10 @@ EndpointImpl::~EndpointImpl() = default;
 Status EndpointImpl::init() {
   const auto& ifaces = worker_->ifaces();
   for (size_t i = 0; i < ifaces.size(); ++i) {
+    // A worker reaches itself only through same-worker transports (self): attaching to its
+    // own shared memory would count as a peer and unlink the segment early.
+    bool loopback = peer_.uid == worker_->uid();
+    if (loopback != (ifaces[i].iface->attributes().reach == tl::Reach::SameWorker)) continue;
     for (const IfaceAddress& pa : peer_.ifaces) {
       if (pa.tl_name != ifaces[i].tl_name) continue;
       std::string why;
@@ -434,7 +438,7 @@ void EndpointImpl::on_rtr(RequestImpl* req, const proto::RtrHdr& h,
   req->peer_rkey.assign(rkey.begin(), rkey.end());
   req->stage = SendStage::Putting;
   req->offset = 0;
-  req->recv_status = Status::Ok;
+  req->xfer_status = Status::Ok;
   if (put_fragments(req) == Status::NoResource) queue_request(req);
 }
 
@@ -443,17 +447,17 @@ Status EndpointImpl::put_fragments(RequestImpl* req) {
   size_t frag = std::min(worker_->rndv_frag_size(), l.attr->limits.max_put);
   if (frag == 0) frag = req->put_length;
   req->comp.func = &EndpointImpl::put_completion;
-  while (req->offset < req->put_length && !is_error(req->recv_status)) {
+  while (req->offset < req->put_length && !is_error(req->xfer_status)) {
     size_t n = std::min(frag, req->put_length - req->offset);
     Status s = l.ep->put_zcopy({req->buffer + req->offset, n}, req->put_remote_addr + req->offset,
                                req->peer_rkey, &req->comp);
     if (s == Status::NoResource) return s;
     if (s == Status::InProgress) ++req->inflight;
-    else if (is_error(s)) req->recv_status = s;
+    else if (is_error(s)) req->xfer_status = s;
     if (!is_error(s)) req->offset += n;
   }
   if (req->inflight != 0) return Status::Ok;
-  if (is_error(req->recv_status)) {
+  if (is_error(req->xfer_status)) {
     finish_put(req);
     return Status::Ok;
   }
@@ -461,7 +465,7 @@ Status EndpointImpl::put_fragments(RequestImpl* req) {
   Status s = l.ep->flush(&req->comp);
   if (s == Status::NoResource) return s;
   if (s != Status::InProgress) {
-    if (is_error(s)) req->recv_status = s;
+    if (is_error(s)) req->xfer_status = s;
     finish_put(req);
   }
   return Status::Ok;
@@ -470,7 +474,7 @@ Status EndpointImpl::put_fragments(RequestImpl* req) {
 void EndpointImpl::put_completion(tl::Completion* c, Status s) {
   RequestImpl* req = from_completion(c);
   --req->inflight;
-  if (is_error(s)) req->recv_status = s;
+  if (is_error(s)) req->xfer_status = s;
   if (req->inflight == 0 && !req->done &&
       req->ep->put_fragments(req) == Status::NoResource)
     req->ep->queue_request(req);
@@ -478,12 +482,12 @@ void EndpointImpl::put_completion(tl::Completion* c, Status s) {
 
 void EndpointImpl::flush_completion(tl::Completion* c, Status s) {
   RequestImpl* req = from_completion(c);
-  if (is_error(s)) req->recv_status = s;
+  if (is_error(s)) req->xfer_status = s;
   req->ep->finish_put(req);
 }
 
 void EndpointImpl::finish_put(RequestImpl* req) {
-  Status st = req->recv_status;
+  Status st = req->xfer_status;
   proto::AckHdr h{req->peer_req_id, static_cast<int32_t>(st), 0};
   send_control(proto::kAmFin, as_bytes_of(h));
   worker_->complete_send(req, st);

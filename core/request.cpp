@@ -36,6 +36,11 @@ void RequestPool::put(RequestImpl* r) {
   --in_use_;
 }
 
+void RequestPool::drop_registrations() noexcept {
+  for (auto& chunk : chunks_)
+    for (size_t i = 0; i < kChunk; ++i) chunk[i].mr.reset();
+}
+
 RequestImpl* RequestPool::find(uint64_t id) const noexcept {
   uint32_t index = static_cast<uint32_t>(id);
   uint32_t gen = static_cast<uint32_t>(id >> 32);

@@ -79,6 +79,7 @@ class RequestImpl final : public Request {
   uint64_t sender_uid = 0;
   bool matched = false;
   Status recv_status = Status::Ok;  // BufferTooSmall when truncated
+  Status xfer_status = Status::Ok;  // first failure of a rendezvous get/put fragment
 
   // Intrusive links: posted queue / endpoint pending list / endpoint outstanding list.
   RequestImpl* next = nullptr;
@@ -97,6 +98,8 @@ class RequestPool {
   // The live request with this wire id, or nullptr when stale or out of range.
   RequestImpl* find(uint64_t id) const noexcept;
   size_t in_use() const noexcept { return in_use_; }
+  // Drops every request's memory registration: runs before the interfaces are destroyed.
+  void drop_registrations() noexcept;
 
  private:
   static constexpr size_t kChunk = 256;

@@ -306,10 +306,10 @@ void WorkerImpl::rndv_get_progress(RequestImpl* req) {
   req->comp.func = [](tl::Completion* c, Status s) {
     RequestImpl* r = from_completion(c);
     --r->inflight;
-    if (is_error(s)) r->recv_status = s;
+    if (is_error(s)) r->xfer_status = s;
     r->worker->rndv_get_progress(r);
   };
-  while (req->offset < req->put_length && !is_error(req->recv_status)) {
+  while (req->offset < req->put_length && req->xfer_status == Status::Ok) {
     size_t n = std::min(frag, req->put_length - req->offset);
     Status s = l.ep->get_zcopy({req->buffer + req->offset, n}, req->put_remote_addr + req->offset,
                                req->peer_rkey, &req->comp);
@@ -317,13 +317,13 @@ void WorkerImpl::rndv_get_progress(RequestImpl* req) {
     if (s == Status::InProgress) ++req->inflight;
     else if (is_error(s)) {
       TORUS_DEBUG("rndv get of %zu bytes failed: %s", n, status_string(s));
-      req->recv_status = s;
+      req->xfer_status = s;
       break;
     }
     req->offset += n;
   }
   if (req->inflight != 0 || req->done) return;
-  Status st = req->recv_status;
+  Status st = req->xfer_status != Status::Ok ? req->xfer_status : req->recv_status;
   if (st != Status::ConnectionReset && !is_error(ep->failed()))
     send_ack(req->sender_uid, proto::kAmAts, req->peer_req_id,
              st == Status::BufferTooSmall ? Status::Ok : st);

@@ -26,6 +26,7 @@ WorkerImpl::~WorkerImpl() {
   endpoints_.clear();
   for (auto& [sender, a] : assemblies_) delete a.unexpected;
   assemblies_.clear();
+  pool_.drop_registrations();
   ifaces_.clear();
   if (epoll_fd_ >= 0) close(epoll_fd_);
 }
@@ -181,8 +182,8 @@ Status WorkerImpl::wait_request(RequestImpl* req, std::chrono::nanoseconds timeo
     auto left = bounded ? timeout - std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed)
                         : std::chrono::nanoseconds(std::chrono::milliseconds(100));
     if (left > std::chrono::milliseconds(100)) left = std::chrono::milliseconds(100);
-    Status s = wait(left);
-    if (is_error(s)) return s;
+    // A timed-out sleep just loops: the request's own deadline is checked above.
+    if (Status s = wait(left); s == Status::IoError) return s;
   }
   return req->status;
 }

@@ -1,0 +1,351 @@
+// Unit tests of the shm transport's FIFO and segments: concurrent producers in separate
+// processes with back-pressure, a full ring, sleeping and waking, malformed cells, segment
+// naming, unlinking and cleanup of a crashed job's leftovers.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "test/unit/test_shm_helpers.h"
+#include "transports/shm/shm_fifo.h"
+#include "transports/shm/shm_iface.h"
+
+using namespace torus;
+
+namespace {
+
+using namespace torus::shm_test;
+
+// ---- messages of the multi-producer test ----
+
+struct Msg {
+  uint32_t producer;
+  uint32_t seq;
+  uint32_t length;  // total bytes including this header
+};
+
+std::byte pattern(uint32_t producer, uint32_t seq, size_t k) {
+  return static_cast<std::byte>((producer * 31 + seq * 7 + k) & 0xff);
+}
+
+size_t msg_size(uint32_t seq) {
+  return seq % 5 == 0 ? 200 + (seq * 37) % 7000 : sizeof(Msg) + seq % (shm::kMaxInline - 11);
+}
+
+size_t pack_msg(void* dest, void* arg) {
+  const Msg& m = *static_cast<const Msg*>(arg);
+  auto* d = static_cast<std::byte*>(dest);
+  std::memcpy(d, &m, sizeof(m));
+  for (size_t k = sizeof(m); k < m.length; ++k) d[k] = pattern(m.producer, m.seq, k);
+  return m.length;
+}
+
+struct Sink {
+  std::vector<uint32_t> next;  // expected seq per producer
+  size_t received = 0;
+  size_t errors = 0;
+};
+
+void sink_handler(void* arg, const void* data, size_t length) {
+  Sink& s = *static_cast<Sink*>(arg);
+  ++s.received;
+  Msg m;
+  if (length < sizeof(m)) {
+    ++s.errors;
+    return;
+  }
+  std::memcpy(&m, data, sizeof(m));
+  if (m.producer >= s.next.size() || m.length != length || m.seq != s.next[m.producer]) {
+    ++s.errors;
+    return;
+  }
+  ++s.next[m.producer];
+  const auto* d = static_cast<const std::byte*>(data);
+  for (size_t k = sizeof(m); k < length; ++k)
+    if (d[k] != pattern(m.producer, m.seq, k)) {
+      ++s.errors;
+      return;
+    }
+}
+
+}  // namespace
+
+TEST_CASE("shm fifo: three producer processes into one small ring, every message once, in order") {
+  constexpr uint32_t kProducers = 3;
+  constexpr uint32_t kMessages = 3000;
+  const std::string job = unique_job("fifo");
+  Pipe to_child[kProducers], from_child[kProducers];
+  pid_t pids[kProducers];
+  for (uint32_t i = 0; i < kProducers; ++i) {
+    pids[i] = spawn([&, i]() -> int {
+      const auto deadline = deadline_in(60);
+      auto addr = recv_blob(to_child[i].rd, deadline);
+      if (!addr) return 10;
+      auto iface = open_iface(job, 0x1000 + i, -1);
+      if (!iface) return 11;
+      auto ep = iface->connect(*addr);
+      if (!ep) return 12;
+      bool signalled = false;
+      for (uint32_t seq = 0; seq < kMessages; ++seq) {
+        Msg m{i, seq, static_cast<uint32_t>(msg_size(seq))};
+        std::byte payload[shm::kMaxInline];
+        for (size_t k = sizeof(m); k < m.length && m.length <= shm::kMaxInline; ++k)
+          payload[k - sizeof(m)] = pattern(i, seq, k);
+        for (;;) {
+          Status s = m.length <= shm::kMaxInline
+                         ? (*ep)->am_short(3, std::as_bytes(std::span(&m, 1)),
+                                           std::span(payload, m.length - sizeof(m)))
+                         : (*ep)->am_bcopy(3, pack_msg, &m);
+          if (s == Status::Ok) break;
+          if (s != Status::NoResource) return 13;
+          if (!signalled) {
+            signalled = true;
+            if (!write_all(from_child[i].wr, "x", 1)) return 14;
+          }
+          iface->progress();
+          if (Clock::now() > deadline) return 15;
+        }
+      }
+      return signalled ? 0 : 16;
+    });
+    REQUIRE(pids[i] > 0);
+  }
+
+  auto cfg = load_config({"TORUS_SHM_FIFO_SIZE=4"});
+  REQUIRE(cfg);
+  auto consumer = open_iface(job, 0x1, kProducers, cfg.get());
+  REQUIRE(consumer);
+  Sink sink;
+  sink.next.assign(kProducers, 0);
+  consumer->set_am_handler(3, sink_handler, &sink);
+  for (uint32_t i = 0; i < kProducers; ++i) REQUIRE(send_blob(to_child[i].wr, consumer->address()));
+
+  // Consume only after every producer has met a full ring.
+  const auto deadline = deadline_in(60);
+  for (uint32_t i = 0; i < kProducers; ++i) {
+    char c;
+    REQUIRE(read_all(from_child[i].rd, &c, 1, deadline));
+  }
+  while (sink.received < kProducers * kMessages && Clock::now() < deadline) consumer->progress();
+  CHECK(sink.received == kProducers * kMessages);
+  CHECK(sink.errors == 0);
+  for (uint32_t i = 0; i < kProducers; ++i) {
+    CHECK(sink.next[i] == kMessages);
+    CHECK(reap(pids[i], deadline) == 0);
+  }
+  // Every expected peer attached, so the name went long before the iface does.
+  CHECK(leftovers(job).empty());
+  consumer.reset();
+  CHECK(leftovers(job).empty());
+}
+
+TEST_CASE("shm fifo: a full ring answers NoResource, recovers, and wakes a sleeping consumer") {
+  const std::string job = unique_job("full");
+  auto cfg = load_config({"TORUS_SHM_FIFO_SIZE=4"});
+  REQUIRE(cfg);
+  auto rx = open_iface(job, 1, -1, cfg.get());
+  auto tx = open_iface(job, 2, -1);
+  REQUIRE(rx);
+  REQUIRE(tx);
+  Sink sink;
+  sink.next.assign(1, 0);
+  rx->set_am_handler(0, sink_handler, &sink);
+  auto ep = tx->connect(rx->address());
+  REQUIRE(ep);
+  auto send = [&](uint32_t seq) {
+    Msg m{0, seq, sizeof(Msg)};
+    return (*ep)->am_short(0, std::as_bytes(std::span(&m, 1)), {});
+  };
+  for (uint32_t i = 0; i < 4; ++i) CHECK(send(i) == Status::Ok);
+  CHECK(send(4) == Status::NoResource);
+  CHECK(rx->arm() == Status::NoResource);  // work is waiting
+  CHECK(rx->progress() == 4);
+  CHECK(send(4) == Status::Ok);
+  CHECK(rx->progress() == 1);
+  CHECK(sink.next[0] == 5);
+
+  // Sleeping: nothing pending, arm says Ok, a send makes event_fd readable.
+  CHECK(rx->arm() == Status::Ok);
+  pollfd pfd{rx->event_fd(), POLLIN, 0};
+  CHECK(::poll(&pfd, 1, 0) == 0);
+  CHECK(send(5) == Status::Ok);
+  CHECK(::poll(&pfd, 1, 10000) == 1);
+  CHECK(rx->progress() == 1);
+  // The wake-up was consumed: the fd is quiet again.
+  CHECK(::poll(&pfd, 1, 0) == 0);
+  CHECK(sink.errors == 0);
+
+  // Limits: am_short beyond max_short and bad ids are refused before touching the ring.
+  std::vector<std::byte> big(rx->attributes().limits.max_short + 1);
+  CHECK((*ep)->am_short(0, big, {}) == Status::InvalidParam);
+  CHECK((*ep)->am_short(tl::kMaxAmId, {}, {}) == Status::InvalidParam);
+}
+
+TEST_CASE("shm fifo: a malformed cell drops its sender and the receiver keeps running") {
+  const std::string job = unique_job("bad");
+  Pipe to_child, from_child;
+  const pid_t pid = spawn([&]() -> int {
+    const auto deadline = deadline_in(30);
+    auto addr = recv_blob(to_child.rd, deadline);
+    if (!addr) return 10;
+    auto iface = open_iface(job, 7, -1);
+    if (!iface || !send_blob(from_child.wr, iface->address())) return 11;
+    shm::PeerAddress pa;
+    if (!shm::parse_address(*addr, &pa, nullptr)) return 12;
+    auto seg = shm::Segment::attach(pa.name, pa.header.pid);
+    if (!seg) return 13;
+    const shm::Geometry& g = (*seg)->geometry();
+    shm::FifoWriter w((*seg)->header(), (*seg)->cells(), (*seg)->segs(), g.fifo_size,
+                      g.seg_size, ::getpid());
+    shm::FifoWriter::Slot slot;
+    if (!w.claim(slot)) return 14;
+    (void)w.publish(slot, 200, 0, 4);  // AM id out of range
+    if (!w.claim(slot)) return 15;
+    (void)w.publish(slot, 1, 0, 4);    // well-formed, but from a dropped peer
+    char c;
+    return read_all(to_child.rd, &c, 1, deadline) ? 0 : 16;  // stay alive until told
+  });
+  REQUIRE(pid > 0);
+  auto rx = open_iface(job, 1, -1);
+  REQUIRE(rx);
+  struct Seen {
+    int errors = 0;
+    Status status = Status::Ok;
+    int messages = 0;
+  } seen;
+  rx->set_error_handler(
+      [](void* arg, tl::Endpoint*, Status s) {
+        static_cast<Seen*>(arg)->errors++;
+        static_cast<Seen*>(arg)->status = s;
+      },
+      &seen);
+  rx->set_am_handler(1, [](void* arg, const void*, size_t) { static_cast<Seen*>(arg)->messages++; },
+                     &seen);
+  REQUIRE(send_blob(to_child.wr, rx->address()));
+  const auto deadline = deadline_in(30);
+  auto child_addr = recv_blob(from_child.rd, deadline);
+  REQUIRE(child_addr);
+  auto ep = rx->connect(*child_addr);
+  REQUIRE(ep);
+  while (seen.errors == 0 && Clock::now() < deadline) rx->progress();
+  for (int i = 0; i < 100; ++i) rx->progress();
+  CHECK(seen.errors == 1);
+  CHECK(seen.status == Status::ProtocolError);
+  CHECK(seen.messages == 0);
+  CHECK((*ep)->am_short(1, {}, {}) == Status::ProtocolError);
+  REQUIRE(write_all(to_child.wr, "x", 1));
+  CHECK(reap(pid, deadline) == 0);
+}
+
+TEST_CASE("shm segment: names, unlinking once every expected peer attached, crash leftovers") {
+  const std::string job = unique_job("seg");
+  const std::string part = shm::job_name_part(job);
+  auto exists = [](const std::string& name) { return ::access(("/dev/shm" + name).c_str(), F_OK) == 0; };
+  const std::string name0 = "/torus-" + part + "-0123456789abcdef-0";
+  const std::string name1 = "/torus-" + part + "-0123456789abcdef-1";
+
+  SUBCASE("two ifaces of one worker get -0 and -1; unknown peers: unlinked at destruction") {
+    auto a = open_iface(job, 0x0123456789abcdefull, -1);
+    auto b = open_iface(job, 0x0123456789abcdefull, -1);
+    REQUIRE(a);
+    REQUIRE(b);
+    CHECK(exists(name0));
+    CHECK(exists(name1));
+    auto ep = b->connect(a->address());
+    REQUIRE(ep);
+    CHECK(exists(name0));
+    ep->reset();
+    a.reset();
+    CHECK(!exists(name0));
+    b.reset();
+    CHECK(!exists(name1));
+  }
+  SUBCASE("expected_local_peers = 1: the first attach unlinks, the iface keeps working") {
+    auto a = open_iface(job, 0x0123456789abcdefull, 1);
+    auto b = open_iface(job, 0x42, -1);
+    REQUIRE(a);
+    REQUIRE(b);
+    CHECK(exists(name0));
+    auto ep = b->connect(a->address());
+    REQUIRE(ep);
+    CHECK(!exists(name0));
+    int got = 0;
+    a->set_am_handler(2, [](void* arg, const void*, size_t) { ++*static_cast<int*>(arg); }, &got);
+    CHECK((*ep)->am_short(2, {}, {}) == Status::Ok);
+    CHECK(a->progress() == 1);
+    CHECK(got == 1);
+    // A further peer finds no name, and the error says why.
+    auto c = open_iface(job, 0x43, -1);
+    REQUIRE(c);
+    auto late = c->connect(a->address());
+    CHECK(late.status() == Status::Unreachable);
+    CHECK(late.error().message.find("expected_local_peers") != std::string::npos);
+  }
+  SUBCASE("expected_local_peers = 0: never visible") {
+    auto a = open_iface(job, 0x0123456789abcdefull, 0);
+    REQUIRE(a);
+    CHECK(!exists(name0));
+  }
+  SUBCASE("a crashed job's segments are removed by remove_job_segments") {
+    const pid_t pid = spawn([&]() -> int {
+      auto a = open_iface(job, 0x0123456789abcdefull, -1);
+      auto b = open_iface(job, 0x77, -1);
+      if (!a || !b) return 10;
+      ::_exit(0);  // no destructors: what a crash leaves
+    });
+    REQUIRE(pid > 0);
+    CHECK(reap(pid, deadline_in(30)) == 0);
+    CHECK(leftovers(job).size() == 2);
+    // A job whose name merely starts the same is not touched.
+    auto other = open_iface(job + "x", 0x99, -1);
+    REQUIRE(other);
+    CHECK(shm::remove_job_segments(job) == 2);
+    CHECK(leftovers(job).empty());
+    CHECK(leftovers(job + "x").size() == 1);
+    CHECK(shm::remove_job_segments("") == 0);
+  }
+  CHECK(leftovers(job).empty());
+}
+
+TEST_CASE("shm segment: configuration is validated with the variable's name") {
+  std::string error;
+  auto cfg = load_config({"TORUS_SHM_FIFO_SIZE=3"});
+  REQUIRE(cfg);
+  CHECK(open_iface(unique_job("cfg"), 1, -1, cfg.get(), &error) == nullptr);
+  CHECK(error.find("TORUS_SHM_FIFO_SIZE") != std::string::npos);
+  CHECK(error.find("power of two") != std::string::npos);
+  cfg = load_config({"TORUS_SHM_SEG_SIZE=100"});
+  REQUIRE(cfg);
+  CHECK(open_iface(unique_job("cfg"), 1, -1, cfg.get(), &error) == nullptr);
+  CHECK(error.find("TORUS_SHM_SEG_SIZE") != std::string::npos);
+  CHECK(leftovers(unique_job("cfg")).empty());
+}
+
+TEST_CASE("shm segment: reachability compares host, IPC and network namespace") {
+  auto a = open_iface(unique_job("reach"), 1, -1);
+  REQUIRE(a);
+  std::string why;
+  CHECK(a->is_reachable(a->address(), &why));
+  std::vector<std::byte> addr(a->address().begin(), a->address().end());
+  auto tamper = [&](size_t offset) {
+    std::vector<std::byte> t = addr;
+    t[offset] ^= std::byte{1};
+    return t;
+  };
+  CHECK(!a->is_reachable(tamper(offsetof(shm::AddressHeader, boot_id)), &why));
+  CHECK(why.find("another host") != std::string::npos);
+  CHECK(!a->is_reachable(tamper(offsetof(shm::AddressHeader, ipc_ns)), &why));
+  CHECK(why.find("IPC namespace") != std::string::npos);
+  CHECK(!a->is_reachable(tamper(offsetof(shm::AddressHeader, net_ns)), &why));
+  CHECK(why.find("network namespace") != std::string::npos);
+  CHECK(!a->is_reachable(std::span(addr).first(10), &why));
+  CHECK(a->connect(std::span(addr).first(10)).status() == Status::Unreachable);
+  const tl::IfaceAttr& at = a->attributes();
+  CHECK(at.caps.am_short);
+  CHECK(at.caps.get_zcopy);
+  CHECK(at.limits.max_short == shm::kMaxInline);
+  CHECK(at.limits.max_bcopy == 8192);
+  CHECK(at.reach == tl::Reach::SameHost);
+  CHECK(at.rkey_size == sizeof(shm::PackedRkey));
+}

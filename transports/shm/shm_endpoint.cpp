@@ -1,0 +1,126 @@
+// The endpoint's data path: am_short/am_bcopy into the peer's FIFO, get/put by CMA after an
+// rkey check against the peer's region table, falling back to the bounce protocol.
+#include "transports/shm/shm_endpoint.h"
+
+#include <cstring>
+
+#include "core/base/log.h"
+#include "transports/shm/shm_iface.h"
+#include "transports/shm/shm_region.h"
+
+namespace torus::shm {
+
+ShmEndpoint::ShmEndpoint(ShmIface& iface, Peer& peer)
+    : iface_(iface), peer_(&peer), fifo_(peer.fifo),
+      use_cma_(iface.settings().cma != CmaMode::No) {
+  peer.endpoints.push_back(this);
+  iface.add_endpoint(this);
+}
+
+ShmEndpoint::~ShmEndpoint() {
+  iface_.bounce().forget_endpoint(*this);
+  for (auto& [barrier, comp] : flushes_) comp->func(comp, Status::Canceled);
+  iface_.remove_endpoint(this);
+}
+
+Status ShmEndpoint::am_short(tl::AmId id, std::span<const std::byte> header,
+                             std::span<const std::byte> payload) {
+  const size_t length = header.size() + payload.size();
+  if (failed_ != Status::Ok) [[unlikely]]
+    return failed_;
+  if (length > kMaxInline || id >= tl::kMaxAmId) [[unlikely]]
+    return Status::InvalidParam;
+  FifoWriter::Slot slot;
+  if (!fifo_.claim(slot)) return Status::NoResource;
+  std::byte* dst = slot.cell->data;
+  if (!header.empty()) std::memcpy(dst, header.data(), header.size());
+  if (!payload.empty()) std::memcpy(dst + header.size(), payload.data(), payload.size());
+  if (fifo_.publish(slot, id, 0, static_cast<uint32_t>(length))) iface_.wake(*peer_);
+  return Status::Ok;
+}
+
+Status ShmEndpoint::am_bcopy(tl::AmId id, tl::PackFn pack, void* arg) {
+  if (failed_ != Status::Ok) [[unlikely]]
+    return failed_;
+  if (id >= tl::kMaxAmId) [[unlikely]]
+    return Status::InvalidParam;
+  FifoWriter::Slot slot;
+  if (!fifo_.claim(slot)) return Status::NoResource;
+  // The cell is claimed: it must be published whatever pack does, or the ring stalls.
+  const size_t length = pack(slot.seg, arg);
+  TORUS_ASSERT(length <= fifo_.seg_size());
+  if (fifo_.publish(slot, id, kCellBcopy, static_cast<uint32_t>(length))) iface_.wake(*peer_);
+  return Status::Ok;
+}
+
+Status ShmEndpoint::get_zcopy(std::span<std::byte> local, uint64_t remote_addr,
+                              std::span<const std::byte> rkey, tl::Completion* comp) {
+  return rma(true, local.data(), local.size(), remote_addr, rkey, comp);
+}
+
+Status ShmEndpoint::put_zcopy(std::span<const std::byte> local, uint64_t remote_addr,
+                              std::span<const std::byte> rkey, tl::Completion* comp) {
+  // Bounce only reads from `local` on a put.
+  return rma(false, const_cast<std::byte*>(local.data()), local.size(), remote_addr, rkey, comp);
+}
+
+Status ShmEndpoint::rma(bool is_get, std::byte* local, size_t length, uint64_t remote_addr,
+                        std::span<const std::byte> rkey, tl::Completion* comp) {
+  if (failed_ != Status::Ok) return failed_;
+  PackedRkey key;
+  if (unpack_rkey(rkey, &key) != Status::Ok) return Status::InvalidParam;
+  const uint32_t right = is_get ? tl::kAccessRead : tl::kAccessWrite;
+  // Checked here for both paths, so a refused key moves no byte even by bounce; the target
+  // checks again against its private table before it touches memory.
+  const Status s =
+      check_remote_rkey(peer_->regions, peer_->region_slots, key, remote_addr, length, right);
+  if (s != Status::Ok) return s;
+  if (length == 0) return Status::Ok;
+  if (use_cma_) {
+    const int err = is_get ? cma_read(peer_->pid, {local, length}, remote_addr)
+                           : cma_write(peer_->pid, {local, length}, remote_addr);
+    if (err == 0) return Status::Ok;
+    const Status st = cma_failed(err, is_get ? "process_vm_readv" : "process_vm_writev");
+    if (st != Status::Ok) return st;
+  }
+  if (comp == nullptr) return Status::InvalidParam;  // bounce completes later
+  return iface_.bounce().start(*this, is_get, local, length, remote_addr, key, comp);
+}
+
+Status ShmEndpoint::cma_failed(int err, const char* call) {
+  if (cma_unavailable(err) && iface_.settings().cma == CmaMode::Auto) {
+    use_cma_ = false;
+    TORUS_INFO("shm %s: %s on pid %d: %s; this endpoint now copies get/put through shared "
+               "memory (TORUS_SHM_CMA=n skips the attempt)",
+               iface_.name().c_str(), call, static_cast<int>(peer_->pid), std::strerror(err));
+    return Status::Ok;
+  }
+  if (err == ESRCH) return Status::ConnectionReset;  // the pidfd reports it from progress()
+  if (cma_unavailable(err)) {
+    TORUS_ERROR("shm %s: %s on pid %d: %s, and TORUS_SHM_CMA=y forbids the fallback (set "
+                "TORUS_SHM_CMA=auto, or allow ptrace: kernel.yama.ptrace_scope)",
+                iface_.name().c_str(), call, static_cast<int>(peer_->pid), std::strerror(err));
+    return Status::Unsupported;
+  }
+  TORUS_WARN("shm %s: %s on pid %d: %s", iface_.name().c_str(), call,
+             static_cast<int>(peer_->pid), std::strerror(err));
+  return Status::IoError;
+}
+
+Status ShmEndpoint::flush(tl::Completion* comp) {
+  if (failed_ != Status::Ok) return failed_;
+  if (inflight_.empty()) return Status::Ok;
+  if (comp == nullptr) return Status::InvalidParam;
+  flushes_.emplace_back(*inflight_.rbegin(), comp);
+  return Status::InProgress;
+}
+
+void ShmEndpoint::op_done(uint64_t id) {
+  inflight_.erase(id);
+  size_t n = 0;
+  while (n < flushes_.size() && (inflight_.empty() || *inflight_.begin() > flushes_[n].first))
+    iface_.defer_completion(flushes_[n++].second, Status::Ok);
+  flushes_.erase(flushes_.begin(), flushes_.begin() + static_cast<ptrdiff_t>(n));
+}
+
+}  // namespace torus::shm

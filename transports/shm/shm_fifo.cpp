@@ -1,0 +1,14 @@
+// Formatting a new FIFO; the data path is inline in shm_fifo.h.
+#include "transports/shm/shm_fifo.h"
+
+namespace torus::shm {
+
+void fifo_init(SegmentHeader* header, Cell* cells, uint32_t fifo_size) noexcept {
+  // The segment is fresh zero pages from ftruncate; the atomics only need their values.
+  for (uint32_t i = 0; i < fifo_size; ++i) cells[i].seq.store(i, std::memory_order_relaxed);
+  header->tail.store(0, std::memory_order_relaxed);
+  header->sleeping.store(0, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+}
+
+}  // namespace torus::shm

@@ -1,0 +1,330 @@
+// The shm iface: setup, address and reachability, registration, and the receive path
+// (progress, dispatch, arm). Peer attachment and failure handling are in shm_peer.cpp.
+#include "transports/shm/shm_iface.h"
+
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+
+#include "core/base/log.h"
+#include "transports/shm/shm_endpoint.h"
+
+namespace torus::shm {
+namespace {
+
+constexpr unsigned kMaxBatch = 64;      // cells per progress() call, to bound its latency
+constexpr uint32_t kTickMask = 1023;    // look at the clock every 1024 progress calls
+constexpr int64_t kCheckEveryNs = 1000000;
+
+int64_t coarse_now_ns() noexcept {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+class ShmMemRegion final : public tl::MemRegion {
+ public:
+  ShmMemRegion(RegionTable& table, void* addr, size_t length, const PackedRkey& key)
+      : table_(table), addr_(addr), length_(length), key_(key) {}
+  ~ShmMemRegion() override { table_.remove(key_.slot); }
+  void* address() const override { return addr_; }
+  size_t length() const override { return length_; }
+  void pack_rkey(std::span<std::byte> out) const override {
+    TORUS_ASSERT(out.size() >= sizeof(key_));
+    std::memcpy(out.data(), &key_, sizeof(key_));
+  }
+
+ private:
+  RegionTable& table_;
+  void* addr_;
+  size_t length_;
+  PackedRkey key_;
+};
+
+tl::IfaceAttr make_attr(const Settings& s, const Geometry& geo) {
+  tl::IfaceAttr a;
+  a.caps.am_short = true;
+  a.caps.am_bcopy = true;
+  a.caps.get_zcopy = true;
+  a.caps.put_zcopy = true;
+  a.caps.connect_to_iface = true;
+  a.limits.max_short = kMaxInline;
+  a.limits.max_bcopy = geo.seg_size;
+  a.limits.max_iov = 1;
+  a.limits.max_get = std::numeric_limits<size_t>::max();
+  a.limits.max_put = std::numeric_limits<size_t>::max();
+  a.limits.seg_size = geo.seg_size;
+  // One cache-line hand-off each way; bcopy pays a copy in and a copy out.
+  a.am_cost = tl::Cost{100, 20, 10e9, false};
+  if (s.cma == CmaMode::No)
+    a.rma_cost = tl::Cost{3000, 500, 6e9, false};  // two copies through the FIFO, target polls
+  else
+    a.rma_cost = tl::Cost{1500, 300, 20e9, false};  // one syscall, one kernel copy
+  a.mem_types = tl::mem_type_bit(tl::MemType::Host);
+  a.reach = tl::Reach::SameHost;
+  a.rkey_size = sizeof(PackedRkey);
+  return a;
+}
+
+}  // namespace
+
+bool parse_address(std::span<const std::byte> bytes, PeerAddress* out, std::string* why) {
+  auto fail = [why](const char* msg) {
+    if (why != nullptr) *why = msg;
+    return false;
+  };
+  if (bytes.size() < sizeof(AddressHeader)) return fail("shm: peer address too short");
+  std::memcpy(&out->header, bytes.data(), sizeof(AddressHeader));
+  const AddressHeader& h = out->header;
+  if (h.magic != static_cast<uint32_t>(kMagic)) return fail("shm: not an shm address");
+  if (h.version != kVersion) return fail("shm: peer runs another shm wire version");
+  if (bytes.size() != sizeof(AddressHeader) + h.name_len) return fail("shm: bad address size");
+  out->name.assign(reinterpret_cast<const char*>(bytes.data()) + sizeof(AddressHeader),
+                   h.name_len);
+  if (!is_valid_segment_name(out->name) || h.pid <= 0)
+    return fail("shm: malformed segment name or pid in peer address");
+  return true;
+}
+
+Result<std::unique_ptr<ShmIface>> ShmIface::open(const tl::IfaceParams& params,
+                                                 const Settings& settings) {
+  auto geo = make_geometry(settings.fifo_size, settings.seg_size);
+  if (!geo) return geo.error();
+  if (settings.bounce_size < geo->seg_size - kBounceDataOffset)
+    return make_error(Status::InvalidParam,
+                      "TORUS_SHM_BOUNCE_SIZE=" + std::to_string(settings.bounce_size) +
+                          " is invalid: it must hold at least one chunk (TORUS_SHM_SEG_SIZE "
+                          "- " + std::to_string(kBounceDataOffset) + " bytes)");
+  auto host = host_identity();
+  if (!host) return host.error();
+  auto seg = Segment::create(job_name_part(params.job_id), params.worker_uid, *geo,
+                             params.expected_local_peers);
+  if (!seg) return seg.error();
+
+  Parts parts{settings, *host, std::move(*seg), Fd{}, Fd{}};
+  parts.wake_fd = Fd(::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (parts.wake_fd.get() < 0)
+    return make_error(Status::IoError, std::string("socket(AF_UNIX): ") + std::strerror(errno));
+  sockaddr_un sa{};
+  const socklen_t sa_len = wake_address(parts.segment->name(), &sa);
+  if (::bind(parts.wake_fd.get(), reinterpret_cast<const sockaddr*>(&sa), sa_len) != 0)
+    return make_error(Status::IoError, "bind(@torus-" + parts.segment->name() +
+                                           "): " + std::strerror(errno));
+  parts.epoll_fd = Fd(::epoll_create1(EPOLL_CLOEXEC));
+  if (parts.epoll_fd.get() < 0)
+    return make_error(Status::IoError, std::string("epoll_create1: ") + std::strerror(errno));
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.ptr = nullptr;  // nullptr: the wake socket; otherwise a Peer (its pidfd)
+  if (::epoll_ctl(parts.epoll_fd.get(), EPOLL_CTL_ADD, parts.wake_fd.get(), &ev) != 0)
+    return make_error(Status::IoError, std::string("epoll_ctl: ") + std::strerror(errno));
+  return std::make_unique<ShmIface>(std::move(parts));
+}
+
+ShmIface::ShmIface(Parts parts)
+    : settings_(parts.settings),
+      host_(parts.host),
+      pid_(::getpid()),
+      segment_(std::move(parts.segment)),
+      wake_fd_(std::move(parts.wake_fd)),
+      epoll_fd_(std::move(parts.epoll_fd)),
+      regions_(segment_->regions(), segment_->geometry().region_slots),
+      bounce_(*this, settings_.bounce_size, segment_->geometry().seg_size) {
+  const Geometry& geo = segment_->geometry();
+  reader_ = FifoReader(segment_->header(), segment_->cells(), segment_->segs(), geo.fifo_size,
+                       geo.seg_size);
+  attr_ = make_attr(settings_, geo);
+  AddressHeader h{};
+  h.magic = static_cast<uint32_t>(kMagic);
+  h.version = kVersion;
+  h.name_len = static_cast<uint8_t>(segment_->name().size());
+  h.pid = pid_;
+  h.boot_id = host_.boot_id;
+  h.ipc_ns = host_.ipc_ns;
+  h.net_ns = host_.net_ns;
+  address_.resize(sizeof(h) + h.name_len);
+  std::memcpy(address_.data(), &h, sizeof(h));
+  std::memcpy(address_.data() + sizeof(h), segment_->name().data(), h.name_len);
+  last_check_ns_ = coarse_now_ns();
+}
+
+ShmIface::~ShmIface() {
+  // Endpoints must be gone (they must not outlive the iface); unlink if no peer did.
+  segment_->unlink_name();
+}
+
+bool ShmIface::is_reachable(std::span<const std::byte> peer_address, std::string* why) const {
+  PeerAddress pa;
+  if (!parse_address(peer_address, &pa, why)) return false;
+  const char* reason = nullptr;
+  if (pa.header.boot_id != host_.boot_id)
+    reason = "shm: peer is on another host (boot id differs)";
+  else if (pa.header.ipc_ns != host_.ipc_ns)
+    reason = "shm: peer is in another IPC namespace";
+  else if (pa.header.net_ns != host_.net_ns)
+    reason = "shm: peer is in another network namespace (wake-up sockets are per namespace)";
+  if (reason != nullptr && why != nullptr) *why = reason;
+  return reason == nullptr;
+}
+
+Result<std::unique_ptr<tl::Endpoint>> ShmIface::connect(std::span<const std::byte> peer_address) {
+  std::string why;
+  if (!is_reachable(peer_address, &why)) return make_error(Status::Unreachable, why);
+  PeerAddress pa;
+  (void)parse_address(peer_address, &pa, nullptr);
+  auto peer = attach_peer(pa.name, pa.header.pid);
+  if (!peer) return peer.error();
+  return std::unique_ptr<tl::Endpoint>(std::make_unique<ShmEndpoint>(*this, **peer));
+}
+
+void ShmIface::set_am_handler(tl::AmId id, tl::AmHandler handler, void* arg) {
+  TORUS_ASSERT(id < tl::kMaxAmId);
+  handlers_[id] = Handler{handler, arg};
+}
+
+void ShmIface::set_error_handler(tl::ErrorHandler handler, void* arg) {
+  error_handler_ = handler;
+  error_arg_ = arg;
+}
+
+Result<std::unique_ptr<tl::MemRegion>> ShmIface::mem_register(void* addr, size_t length,
+                                                              uint32_t access) {
+  if ((addr == nullptr && length != 0) ||
+      (access & ~(tl::kAccessRead | tl::kAccessWrite | tl::kAccessAtomic)) != 0)
+    return make_error(Status::InvalidParam, "shm mem_register: bad address or access bits");
+  auto key = regions_.add(reinterpret_cast<uintptr_t>(addr), length, access);
+  if (!key) return key.error();
+  return std::unique_ptr<tl::MemRegion>(
+      std::make_unique<ShmMemRegion>(regions_, addr, length, *key));
+}
+
+void ShmIface::wake(const Peer& peer) const noexcept {
+  // EAGAIN: a wake-up is already queued; ECONNREFUSED: the peer is gone (its pidfd says so).
+  const char byte = 0;
+  (void)::sendto(wake_fd_.get(), &byte, 1, MSG_DONTWAIT | MSG_NOSIGNAL,
+                 reinterpret_cast<const sockaddr*>(&peer.wake_addr), peer.wake_len);
+}
+
+unsigned ShmIface::progress() {
+  unsigned n = 0;
+  if (armed_) {
+    // We may have slept: eat the wake-up datagram and look at the pidfds now.
+    armed_ = false;
+    reader_.disarm();
+    check_events();
+  }
+  n += poll_fifo();
+  if (bounce_.busy()) n += bounce_.pump();
+  if (((++ticks_) & kTickMask) == 0) {
+    const int64_t now = coarse_now_ns();
+    if (now - last_check_ns_ >= kCheckEveryNs) {
+      last_check_ns_ = now;
+      check_events();
+    }
+  }
+  if (!done_.empty() || !errors_.empty()) n += run_deferred();
+  return n;
+}
+
+Status ShmIface::arm() {
+  if (bounce_.busy() || !done_.empty() || !errors_.empty()) return Status::NoResource;
+  armed_ = true;
+  return reader_.arm() ? Status::Ok : Status::NoResource;
+}
+
+unsigned ShmIface::poll_fifo() {
+  unsigned n = 0;
+  for (; n < kMaxBatch; ++n) {
+    const Cell* cell = reader_.peek();
+    if (cell == nullptr) break;
+    // Read the header once: a misbehaving peer could change it while we look.
+    const uint32_t length = cell->length;
+    const uint8_t id = cell->am_id;
+    if (cell->flags == 0 && length <= kMaxInline && id < tl::kMaxAmId && banned_.empty())
+      deliver(id, cell->data, length);
+    else
+      dispatch_slow(*cell);
+    reader_.release();
+  }
+  return n;
+}
+
+void ShmIface::deliver(uint8_t id, const void* data, size_t length) {
+  const Handler& h = handlers_[id];
+  if (h.fn != nullptr) {
+    h.fn(h.arg, data, length);
+    return;
+  }
+  if ((warned_ids_ & (1u << id)) == 0) {
+    warned_ids_ |= 1u << id;
+    TORUS_WARN("shm %s: active message id %u has no handler; dropped (logged once per id)",
+               name().c_str(), id);
+  }
+}
+
+void ShmIface::dispatch_slow(const Cell& cell) {
+  const uint32_t length = cell.length;
+  const uint8_t id = cell.am_id;
+  const uint8_t flags = cell.flags;
+  const int32_t sender = cell.sender;
+  if (std::find(banned_.begin(), banned_.end(), sender) != banned_.end()) return;
+  const uint32_t seg_size = segment_->geometry().seg_size;
+  if (flags == 0) {
+    if (length > kMaxInline) return malformed(sender, "inline length too large");
+    if (id >= tl::kMaxAmId) return malformed(sender, "active message id out of range");
+    return deliver(id, cell.data, length);
+  }
+  if (flags == kCellBcopy) {
+    if (length > seg_size) return malformed(sender, "bcopy length exceeds the segment");
+    if (id >= tl::kMaxAmId) return malformed(sender, "active message id out of range");
+    return deliver(id, reader_.segment_of_head(), length);
+  }
+  if (flags == (kCellBcopy | kCellInternal)) {
+    if (length > seg_size) return malformed(sender, "internal length exceeds the segment");
+    if (!bounce_.on_message(id, reader_.segment_of_head(), length, sender))
+      return malformed(sender, "bad bounce message");
+    return;
+  }
+  malformed(sender, "unknown cell flags");
+}
+
+void ShmIface::malformed(int32_t sender, const char* what) {
+  if (std::find(banned_.begin(), banned_.end(), sender) != banned_.end()) return;
+  banned_.push_back(sender);
+  TORUS_ERROR("shm %s: malformed message from pid %d (%s); dropping that peer and discarding "
+              "its messages",
+              name().c_str(), static_cast<int>(sender), what);
+  std::vector<Peer*> victims;
+  for (auto& [peer_name, peer] : peers_)
+    if (peer->pid == sender) victims.push_back(peer.get());
+  for (Peer* p : victims) drop_peer(*p, Status::ProtocolError);
+}
+
+unsigned ShmIface::run_deferred() {
+  unsigned n = 0;
+  // Callbacks may start operations or destroy endpoints: work on swapped-out lists.
+  while (!done_.empty() || !errors_.empty()) {
+    std::vector<std::pair<tl::Completion*, Status>> done;
+    done.swap(done_);
+    for (auto& [comp, status] : done) {
+      comp->func(comp, status);
+      ++n;
+    }
+    std::vector<std::pair<ShmEndpoint*, Status>> errors;
+    errors.swap(errors_);
+    for (auto& [ep, status] : errors) {
+      if (!endpoint_alive(ep) || error_handler_ == nullptr) continue;
+      error_handler_(error_arg_, ep, status);
+      ++n;
+    }
+  }
+  return n;
+}
+
+}  // namespace torus::shm

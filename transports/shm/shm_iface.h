@@ -1,0 +1,133 @@
+// The shm iface: owns its segment (FIFO, eager segments, region table), the wake-up socket
+// and the epoll set behind event_fd(), the peers it attached, and the bounce engine.
+// Implemented in shm_iface.cpp (setup, address, data path) and shm_peer.cpp (attachment,
+// liveness, failure).
+#pragma once
+
+#include <sys/types.h>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "transports/shm/shm_bounce.h"
+#include "transports/shm/shm_cma.h"
+#include "transports/shm/shm_fifo.h"
+#include "transports/shm/shm_peer.h"
+#include "transports/shm/shm_region.h"
+#include "transports/shm/shm_segment.h"
+#include "transports/transport.h"
+
+namespace torus::shm {
+
+class ShmEndpoint;
+
+// The iface's knobs, from TORUS_SHM_* (shm_transport.cpp reads them).
+struct Settings {
+  CmaMode cma = CmaMode::Auto;
+  uint64_t fifo_size = 256;         // TORUS_SHM_FIFO_SIZE
+  uint64_t seg_size = 8192;         // TORUS_SHM_SEG_SIZE
+  uint64_t bounce_size = 256 << 10; // TORUS_SHM_BOUNCE_SIZE
+};
+
+// A parsed peer address.
+struct PeerAddress {
+  AddressHeader header{};
+  std::string name;
+};
+bool parse_address(std::span<const std::byte> bytes, PeerAddress* out, std::string* why);
+
+class ShmIface final : public tl::Iface {
+ public:
+  static Result<std::unique_ptr<ShmIface>> open(const tl::IfaceParams& params,
+                                                const Settings& settings);
+
+  struct Parts {
+    Settings settings;
+    HostIdentity host;
+    std::unique_ptr<Segment> segment;
+    Fd wake_fd;
+    Fd epoll_fd;
+  };
+  explicit ShmIface(Parts parts);
+  ~ShmIface() override;
+  ShmIface(const ShmIface&) = delete;
+  ShmIface& operator=(const ShmIface&) = delete;
+
+  const tl::IfaceAttr& attributes() const override { return attr_; }
+  std::span<const std::byte> address() const override { return address_; }
+  bool is_reachable(std::span<const std::byte> peer_address, std::string* why) const override;
+  Result<std::unique_ptr<tl::Endpoint>> connect(std::span<const std::byte> peer_address) override;
+  void set_am_handler(tl::AmId id, tl::AmHandler handler, void* arg) override;
+  void set_error_handler(tl::ErrorHandler handler, void* arg) override;
+  unsigned progress() override;
+  int event_fd() const override { return epoll_fd_.get(); }
+  [[nodiscard]] Status arm() override;
+  Result<std::unique_ptr<tl::MemRegion>> mem_register(void* addr, size_t length,
+                                                      uint32_t access) override;
+
+  // For endpoints and the bounce engine.
+  const Settings& settings() const noexcept { return settings_; }
+  const std::string& name() const noexcept { return segment_->name(); }
+  pid_t pid() const noexcept { return pid_; }
+  const RegionTable& regions() const noexcept { return regions_; }
+  Bounce& bounce() noexcept { return bounce_; }
+  void wake(const Peer& peer) const noexcept;
+  Result<Peer*> attach_peer(const std::string& name, pid_t pid);
+  void defer_completion(tl::Completion* comp, Status status) { done_.emplace_back(comp, status); }
+  void add_endpoint(ShmEndpoint* ep) { endpoints_.push_back(ep); }
+  void remove_endpoint(ShmEndpoint* ep) noexcept;
+
+ private:
+  struct Handler {
+    tl::AmHandler fn = nullptr;
+    void* arg = nullptr;
+  };
+
+  unsigned poll_fifo();
+  void dispatch_slow(const Cell& cell);
+  void malformed(int32_t sender, const char* what);
+  void deliver(uint8_t id, const void* data, size_t length);
+  unsigned run_deferred();
+  // shm_peer.cpp
+  void check_events();
+  void drain_wake_socket() noexcept;
+  void watch_without_pidfd();
+  void drop_peer(Peer& peer, Status why);
+  void fail_endpoint(ShmEndpoint& ep, Status status);
+  bool endpoint_alive(const ShmEndpoint* ep) const noexcept;
+
+  Settings settings_;
+  HostIdentity host_;
+  pid_t pid_;
+  std::unique_ptr<Segment> segment_;
+  FifoReader reader_;
+  Fd wake_fd_;
+  Fd epoll_fd_;
+  Fd timer_fd_;  // only without pidfds: wakes a sleeper every 100 ms to probe peers' pids
+  tl::IfaceAttr attr_;
+  std::vector<std::byte> address_;
+  std::array<Handler, tl::kMaxAmId> handlers_{};
+  tl::ErrorHandler error_handler_ = nullptr;
+  void* error_arg_ = nullptr;
+  RegionTable regions_;
+  Bounce bounce_;
+
+  std::map<std::string, std::unique_ptr<Peer>, std::less<>> peers_;
+  std::vector<std::unique_ptr<Peer>> dead_peers_;  // still referenced by failed endpoints
+  std::vector<ShmEndpoint*> endpoints_;
+  std::vector<int32_t> banned_;  // pids whose messages are discarded (sent a malformed one)
+  std::vector<std::pair<tl::Completion*, Status>> done_;
+  std::vector<std::pair<ShmEndpoint*, Status>> errors_;
+
+  bool armed_ = false;       // arm() ran: the next progress() looks at the socket and pidfds
+  uint32_t ticks_ = 0;       // progress calls, to look at pidfds about every millisecond
+  int64_t last_check_ns_ = 0;
+  uint32_t warned_ids_ = 0;  // AM ids already reported as having no handler
+};
+
+}  // namespace torus::shm

@@ -1,0 +1,243 @@
+// Creating, attaching and unlinking the POSIX shm segment; naming; host identity.
+#include "transports/shm/shm_segment.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include "core/base/log.h"
+#include "transports/shm/shm_fifo.h"
+
+namespace torus::shm {
+namespace {
+
+constexpr size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+std::string errno_text(const char* what, const std::string& name, int err) {
+  return std::string(what) + "(" + name + "): " + std::strerror(err);
+}
+
+bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '_' || c == '.' || c == '-';
+}
+
+bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+
+// After "torus-<job>-": exactly 16 lowercase hex digits, '-', one or more decimal digits.
+bool is_uid_and_index(std::string_view rest) {
+  if (rest.size() < 18 || rest[16] != '-') return false;
+  for (size_t i = 0; i < 16; ++i)
+    if (!is_hex(rest[i])) return false;
+  for (size_t i = 17; i < rest.size(); ++i)
+    if (rest[i] < '0' || rest[i] > '9') return false;
+  return true;
+}
+
+uint64_t fnv1a(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : s) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+Result<uint64_t> ns_inode(const char* path) {
+  struct stat st {};
+  if (::stat(path, &st) != 0)
+    return make_error(Status::Unsupported, errno_text("stat", path, errno));
+  return static_cast<uint64_t>(st.st_ino);
+}
+
+}  // namespace
+
+Result<Geometry> make_geometry(uint64_t fifo_size, uint64_t seg_size) {
+  if (fifo_size < kMinFifoSize || fifo_size > kMaxFifoSize || (fifo_size & (fifo_size - 1)))
+    return make_error(Status::InvalidParam,
+                      "TORUS_SHM_FIFO_SIZE=" + std::to_string(fifo_size) +
+                          " is invalid: it must be a power of two from " +
+                          std::to_string(kMinFifoSize) + " to " + std::to_string(kMaxFifoSize));
+  if (seg_size < kMinSegSize || seg_size > kMaxSegSize)
+    return make_error(Status::InvalidParam,
+                      "TORUS_SHM_SEG_SIZE=" + std::to_string(seg_size) +
+                          " is invalid: it must be from " + std::to_string(kMinSegSize) +
+                          " bytes to " + std::to_string(kMaxSegSize >> 20) + "m");
+  Geometry g;
+  g.fifo_size = static_cast<uint32_t>(fifo_size);
+  // Segments start on cache lines so a chunk copy never shares a line with a neighbour's.
+  g.seg_size = static_cast<uint32_t>(round_up(seg_size, kCacheLine));
+  g.region_slots = kRegionSlots;
+  g.cells_offset = kPage;
+  g.segs_offset = round_up(g.cells_offset + g.fifo_size * kCellSize, kPage);
+  g.regions_offset = round_up(g.segs_offset + size_t{g.fifo_size} * g.seg_size, kPage);
+  g.total_size = round_up(g.regions_offset + size_t{g.region_slots} * sizeof(RegionSlot), kPage);
+  return g;
+}
+
+Result<HostIdentity> host_identity() {
+  HostIdentity id;
+  FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "re");
+  if (f == nullptr)
+    return make_error(Status::Unsupported,
+                      errno_text("fopen", "/proc/sys/kernel/random/boot_id", errno));
+  char buf[64] = {};
+  const size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::fclose(f);
+  if (n == 0)
+    return make_error(Status::Unsupported, "/proc/sys/kernel/random/boot_id is empty");
+  id.boot_id = fnv1a(std::string_view(buf, n));
+  auto ipc = ns_inode("/proc/self/ns/ipc");
+  if (!ipc) return ipc.error();
+  auto net = ns_inode("/proc/self/ns/net");
+  if (!net) return net.error();
+  id.ipc_ns = *ipc;
+  id.net_ns = *net;
+  return id;
+}
+
+std::string job_name_part(std::string_view job_id) {
+  if (job_id.empty()) return "p" + std::to_string(::getpid());
+  std::string out;
+  for (char c : job_id.substr(0, kMaxJobLen))
+    out += (is_name_char(c) && c != '-') ? c : '_';
+  return out;
+}
+
+std::string segment_name(std::string_view job_part, uint64_t worker_uid, unsigned n) {
+  char tail[40];
+  std::snprintf(tail, sizeof(tail), "-%016" PRIx64 "-%u", worker_uid, n);
+  return "/torus-" + std::string(job_part) + tail;
+}
+
+bool is_valid_segment_name(std::string_view name) noexcept {
+  if (name.size() > kMaxNameLen || name.substr(0, 7) != "/torus-") return false;
+  for (char c : name.substr(1))
+    if (!is_name_char(c)) return false;
+  return true;
+}
+
+Result<std::unique_ptr<Segment>> Segment::create(std::string_view job_part,
+                                                 uint64_t worker_uid, const Geometry& geo,
+                                                 int expected_peers) {
+  std::string name;
+  int fd = -1;
+  // n only disambiguates several ifaces of one worker; O_EXCL makes the choice race-free.
+  for (unsigned n = 0; n < 4096 && fd < 0; ++n) {
+    name = segment_name(job_part, worker_uid, n);
+    fd = ::shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST)
+      return make_error(Status::IoError, errno_text("shm_open", name, errno) +
+                                             " (is /dev/shm mounted and writable?)");
+  }
+  if (fd < 0) return make_error(Status::IoError, "shm_open: no free segment name for " + name);
+  if (::ftruncate(fd, static_cast<off_t>(geo.total_size)) != 0) {
+    const int err = errno;
+    ::close(fd);
+    ::shm_unlink(name.c_str());
+    return make_error(Status::NoMemory, errno_text("ftruncate", name, err) + " (" +
+                                            std::to_string(geo.total_size) + " bytes)");
+  }
+  void* base = ::mmap(nullptr, geo.total_size, PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_POPULATE, fd, 0);
+  const int err = errno;
+  ::close(fd);
+  if (base == MAP_FAILED) {
+    ::shm_unlink(name.c_str());
+    return make_error(Status::NoMemory, errno_text("mmap", name, err));
+  }
+  auto* hdr = new (base) SegmentHeader{};
+  hdr->version = kVersion;
+  hdr->owner_pid = static_cast<int32_t>(::getpid());
+  hdr->fifo_size = geo.fifo_size;
+  hdr->seg_size = geo.seg_size;
+  hdr->region_slots = geo.region_slots;
+  hdr->expected_peers = expected_peers;
+  hdr->total_size = geo.total_size;
+  auto seg = std::make_unique<Segment>(Mapping{name, static_cast<std::byte*>(base), geo});
+  fifo_init(hdr, seg->cells(), geo.fifo_size);
+  std::atomic_thread_fence(std::memory_order_release);
+  hdr->magic = kMagic;
+  if (expected_peers == 0) seg->unlink_name();
+  return seg;
+}
+
+Result<std::unique_ptr<Segment>> Segment::attach(const std::string& name, pid_t owner_pid) {
+  if (!is_valid_segment_name(name))
+    return make_error(Status::ProtocolError, "malformed shm segment name in peer address");
+  const int fd = ::shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0);
+  if (fd < 0) {
+    const int err = errno;
+    return make_error(err == ENOENT ? Status::Unreachable : Status::IoError,
+                      errno_text("shm_open", name, err) +
+                          (err == ENOENT ? " (peer exited, or more peers attached than its "
+                                           "expected_local_peers)"
+                                         : ""));
+  }
+  struct stat st {};
+  SegmentHeader hdr_copy{};
+  bool ok = ::fstat(fd, &st) == 0 && static_cast<size_t>(st.st_size) >= sizeof(SegmentHeader) &&
+            ::pread(fd, &hdr_copy, sizeof(hdr_copy), 0) == static_cast<ssize_t>(sizeof(hdr_copy));
+  if (!ok) {
+    ::close(fd);
+    return make_error(Status::Unreachable, "shm segment " + name + " is not initialised");
+  }
+  if (hdr_copy.magic != kMagic || hdr_copy.version != kVersion ||
+      hdr_copy.owner_pid != owner_pid) {
+    ::close(fd);
+    return make_error(Status::Unreachable,
+                      "shm segment " + name + " has another owner or version (pid " +
+                          std::to_string(hdr_copy.owner_pid) + ", version " +
+                          std::to_string(hdr_copy.version) + ")");
+  }
+  auto geo = make_geometry(hdr_copy.fifo_size, hdr_copy.seg_size);
+  if (!geo || geo->seg_size != hdr_copy.seg_size || hdr_copy.region_slots != kRegionSlots ||
+      hdr_copy.total_size != geo->total_size ||
+      static_cast<size_t>(st.st_size) < geo->total_size) {
+    ::close(fd);
+    return make_error(Status::ProtocolError, "shm segment " + name + " has a bad geometry");
+  }
+  void* base = ::mmap(nullptr, geo->total_size, PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_POPULATE, fd, 0);
+  const int err = errno;
+  ::close(fd);
+  if (base == MAP_FAILED) return make_error(Status::NoMemory, errno_text("mmap", name, err));
+  return std::make_unique<Segment>(Mapping{name, static_cast<std::byte*>(base), *geo});
+}
+
+Segment::~Segment() {
+  if (m_.base != nullptr) ::munmap(m_.base, m_.geo.total_size);
+}
+
+void Segment::unlink_name() noexcept {
+  if (header()->unlinked.exchange(1, std::memory_order_acq_rel) != 0) return;
+  if (::shm_unlink(m_.name.c_str()) != 0 && errno != ENOENT)
+    TORUS_WARN("shm_unlink(%s): %s", m_.name.c_str(), std::strerror(errno));
+}
+
+size_t remove_segments_of_job(std::string_view job_id) {
+  if (job_id.empty()) return 0;
+  const std::string prefix = "torus-" + job_name_part(job_id) + "-";
+  DIR* dir = ::opendir("/dev/shm");
+  if (dir == nullptr) return 0;
+  size_t removed = 0;
+  while (const dirent* e = ::readdir(dir)) {
+    std::string_view entry(e->d_name);
+    if (entry.substr(0, prefix.size()) != prefix) continue;
+    if (!is_uid_and_index(entry.substr(prefix.size()))) continue;
+    const std::string name = "/" + std::string(entry);
+    if (::shm_unlink(name.c_str()) == 0) ++removed;
+  }
+  ::closedir(dir);
+  return removed;
+}
+
+}  // namespace torus::shm

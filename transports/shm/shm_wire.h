@@ -1,0 +1,147 @@
+// Everything the shm transport shares with other processes: the segment header, FIFO cells,
+// the registered-region table, packed addresses, rkeys and internal (bounce) message headers.
+// Fixed layouts only; every size is pinned by a static_assert. Bump kVersion on any change.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace torus::shm {
+
+inline constexpr uint64_t kMagic = 0x316d687375726f74ull;  // "torushm1", little endian
+inline constexpr uint8_t kVersion = 1;
+inline constexpr size_t kCacheLine = 64;
+inline constexpr size_t kPage = 4096;
+
+// ---- FIFO cells ---------------------------------------------------------------------------
+// A cell is two cache lines. The sequence word, the header and the first 48 payload bytes share
+// line 0, so a message of up to 48 bytes moves one line from producer to consumer.
+inline constexpr size_t kCellSize = 128;
+inline constexpr size_t kCellHeader = 16;
+inline constexpr size_t kMaxInline = kCellSize - kCellHeader;  // am_short limit: 112 bytes
+
+enum : uint8_t {
+  kCellBcopy = 1,     // payload is in the cell's eager segment, not inline
+  kCellInternal = 2,  // am_id is an InternalType (bounce protocol), never a user AM id
+};
+
+struct alignas(kCacheLine) Cell {
+  // Vyukov sequence: == pos: free for the producer of position pos; == pos + 1: published.
+  std::atomic<uint32_t> seq;
+  uint32_t length;   // payload bytes (inline or in the segment)
+  int32_t sender;    // producer's pid: to drop the right peer on a malformed cell
+  uint8_t am_id;
+  uint8_t flags;
+  uint16_t reserved;
+  std::byte data[kMaxInline];
+};
+static_assert(sizeof(Cell) == kCellSize);
+static_assert(offsetof(Cell, data) == kCellHeader);
+static_assert(std::atomic<uint32_t>::is_always_lock_free);
+static_assert(std::atomic<uint64_t>::is_always_lock_free);
+
+// ---- segment header -----------------------------------------------------------------------
+// Immutable fields first (written once by the owner before its address is published); each
+// mutable word on its own cache line so producers, the consumer and attachers never share one.
+struct SegmentHeader {
+  uint64_t magic;
+  uint32_t version;
+  int32_t owner_pid;
+  uint32_t fifo_size;
+  uint32_t seg_size;
+  uint32_t region_slots;
+  int32_t expected_peers;  // IfaceParams::expected_local_peers; -1: unlink at owner exit
+  uint64_t total_size;
+
+  alignas(kCacheLine) std::atomic<uint32_t> attached;  // peers that mapped the segment
+  std::atomic<uint32_t> unlinked;                      // 1 once someone removed the name
+  alignas(kCacheLine) std::atomic<uint32_t> sleeping;  // consumer armed; producers must wake
+  alignas(kCacheLine) std::atomic<uint32_t> tail;      // next position producers claim
+};
+static_assert(sizeof(SegmentHeader) == 4 * kCacheLine);
+static_assert(offsetof(SegmentHeader, attached) == kCacheLine);
+static_assert(offsetof(SegmentHeader, sleeping) == 2 * kCacheLine);
+static_assert(offsetof(SegmentHeader, tail) == 3 * kCacheLine);
+
+// ---- registered regions -------------------------------------------------------------------
+// Written only by the owner, under a seqlock: generation is odd while a slot changes. A live
+// slot's generation is what its rkey carries; deregistration moves it on by two.
+struct RegionSlot {
+  std::atomic<uint32_t> generation;
+  std::atomic<uint32_t> access;
+  std::atomic<uint64_t> secret;
+  std::atomic<uint64_t> addr;
+  std::atomic<uint64_t> length;
+};
+static_assert(sizeof(RegionSlot) == 32);
+inline constexpr uint32_t kRegionSlots = 4096;
+
+inline constexpr uint32_t kRkeyMagic = 0x794b6d73;  // "smKy"
+struct PackedRkey {
+  uint32_t magic;
+  uint32_t slot;
+  uint32_t generation;
+  uint32_t access;
+  uint64_t secret;
+  uint64_t addr;    // informational: validation uses the owner's table, never these two
+  uint64_t length;
+};
+static_assert(sizeof(PackedRkey) == 40);
+static_assert(std::is_trivially_copyable_v<PackedRkey>);
+
+// ---- iface address ------------------------------------------------------------------------
+// Segment names are "/torus-<job>-<uid as 16 hex>-<n>"; job ids are cut to kMaxJobLen so the
+// name and the abstract socket name "\0torus-<name>" fit in sockaddr_un.
+inline constexpr size_t kMaxJobLen = 56;
+inline constexpr size_t kMaxNameLen = 100;
+
+struct AddressHeader {
+  uint32_t magic;  // low 32 bits of kMagic
+  uint8_t version;
+  uint8_t name_len;
+  uint16_t reserved;
+  int32_t pid;
+  uint32_t reserved2;
+  uint64_t boot_id;  // hash of /proc/sys/kernel/random/boot_id
+  uint64_t ipc_ns;   // inode of /proc/self/ns/ipc
+  uint64_t net_ns;   // inode of /proc/self/ns/net (abstract sockets live there)
+};
+static_assert(sizeof(AddressHeader) == 40);
+
+// ---- bounce protocol (CMA unavailable) ----------------------------------------------------
+// Internal messages always travel in a cell's segment: an InternalHeader, then data from
+// kBounceDataOffset. The target answers through the initiator's own FIFO, which it attaches
+// by reply_name. Every request is answered exactly once, so the target keeps no state.
+enum class InternalType : uint8_t {
+  GetReq = 1,   // initiator -> target: send me [remote_addr, +length)
+  GetData = 2,  // target -> initiator: the bytes, at `offset` within the operation
+  GetNack = 3,  // target -> initiator: refused (status), no byte moved
+  PutData = 4,  // initiator -> target: write these bytes at remote_addr
+  PutAck = 5,   // target -> initiator: written (status Ok) or refused
+};
+
+struct InternalHeader {
+  uint64_t op_id;
+  uint64_t offset;       // of this chunk within the operation
+  uint64_t remote_addr;  // target address of this chunk
+  uint32_t length;       // chunk bytes
+  int32_t status;        // Status of a Nack/Ack
+  PackedRkey rkey;
+  int32_t reply_pid;
+  uint8_t reply_name_len;
+  uint8_t reserved[3];
+  char reply_name[kMaxNameLen + 28];
+};
+inline constexpr size_t kBounceDataOffset = 256;
+static_assert(sizeof(InternalHeader) <= kBounceDataOffset);
+static_assert(std::is_trivially_copyable_v<InternalHeader>);
+
+// ---- limits on configuration --------------------------------------------------------------
+inline constexpr uint32_t kMinFifoSize = 2;
+inline constexpr uint32_t kMaxFifoSize = 1u << 16;
+inline constexpr uint64_t kMinSegSize = 2 * kBounceDataOffset;
+inline constexpr uint64_t kMaxSegSize = 64ull << 20;
+
+}  // namespace torus::shm
