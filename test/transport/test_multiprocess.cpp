@@ -109,6 +109,9 @@ int child_main(const Variant& v, int rd, int wr) {
   }
   p.a_owned = std::move(iface.value());
   p.a = p.b = p.a_owned.get();
+  // Handlers first: waiting on the pipe progresses the iface, which may already deliver.
+  Inbox inbox;
+  p.a->set_am_handler(kFromParent, &Inbox::handler, &inbox);
   std::vector<std::byte> parent_addr;
   if (!send_blob(wr, p.a->address()) || !recv_blob(p, rd, &parent_addr)) return 101;
   auto ep = p.a->connect(parent_addr);
@@ -118,8 +121,6 @@ int child_main(const Variant& v, int rd, int wr) {
   }
   p.ab = std::move(ep.value());
   p.ba = p.ab.get();
-  Inbox inbox;
-  p.a->set_am_handler(kFromParent, &Inbox::handler, &inbox);
 
   // 1. AMs to the parent.
   const auto plan = child_plan(p.attr());
@@ -230,6 +231,13 @@ void parent_main(const Variant& v, pid_t child, int rd, int wr) {
   }
   p.a_owned = std::move(iface.value());
   p.a = p.b = p.a_owned.get();
+  // Handlers first: waiting on the pipe progresses the iface, which may already deliver.
+  Inbox inbox;
+  int rma_done = 0, stale_done = 0, woken = 0;
+  p.a->set_am_handler(kFromChild, &Inbox::handler, &inbox);
+  p.a->set_am_handler(kRmaDone, &counter, &rma_done);
+  p.a->set_am_handler(kStaleDone, &counter, &stale_done);
+  p.a->set_am_handler(kWake, &counter, &woken);
   std::vector<std::byte> child_addr;
   TL_REQUIRE(send_blob(wr, p.a->address()));
   TL_REQUIRE(recv_blob(p, rd, &child_addr));
@@ -239,12 +247,6 @@ void parent_main(const Variant& v, pid_t child, int rd, int wr) {
   TL_REQUIRE(ep.ok());
   p.ab = std::move(ep.value());
   p.ba = p.ab.get();
-  Inbox inbox;
-  int rma_done = 0, stale_done = 0, woken = 0;
-  p.a->set_am_handler(kFromChild, &Inbox::handler, &inbox);
-  p.a->set_am_handler(kRmaDone, &counter, &rma_done);
-  p.a->set_am_handler(kStaleDone, &counter, &stale_done);
-  p.a->set_am_handler(kWake, &counter, &woken);
 
   const auto plan = child_plan(p.attr());
   CHECK(wait_until(p, [&] { return inbox.msgs.size() >= plan.size(); }));
