@@ -12,6 +12,22 @@ core::EndpointImpl* impl(Endpoint* e) { return static_cast<core::EndpointImpl*>(
 const core::EndpointImpl* impl(const Endpoint* e) {
   return static_cast<const core::EndpointImpl*>(e);
 }
+// Serializes public calls on a worker in TORUS_THREAD_MODE=multi; free otherwise.
+class ApiGuard {
+ public:
+  explicit ApiGuard(core::WorkerImpl* w) : w_(w->thread_multi() ? w : nullptr) {
+    if (w_) w_->api_mutex().lock();
+  }
+  ~ApiGuard() {
+    if (w_) w_->api_mutex().unlock();
+  }
+  ApiGuard(const ApiGuard&) = delete;
+  ApiGuard& operator=(const ApiGuard&) = delete;
+
+ private:
+  core::WorkerImpl* w_;
+};
+
 }  // namespace
 
 bool Request::completed() const noexcept { return impl(this)->done; }
@@ -19,17 +35,20 @@ Status Request::status() const noexcept { return impl(this)->status; }
 RecvInfo Request::info() const noexcept { return impl(this)->info; }
 void Request::release() noexcept {
   core::RequestImpl* r = impl(this);
+  ApiGuard g(r->worker);
   r->worker->release(r);
 }
 
 Status Endpoint::tag_send(const void* buf, size_t length, Tag tag, Request** req,
                           const SendParams& params) {
+  ApiGuard g(impl(this)->worker());
   return impl(this)->send_tag(buf, length, tag, req, params);
 }
 
 Status Endpoint::am_send(unsigned id, std::span<const std::byte> header,
                          std::span<const std::byte> payload, Request** req,
                          const SendParams& params) {
+  ApiGuard g(impl(this)->worker());
   return impl(this)->send_am(id, header, payload, req, params);
 }
 
@@ -40,6 +59,7 @@ uint64_t Worker::uid() const noexcept { return impl_->w->uid(); }
 std::vector<std::byte> Worker::address() const { return impl_->w->address(); }
 
 Result<Endpoint*> Worker::connect(std::span<const std::byte> address) {
+  ApiGuard g(impl_->w.get());
   auto ep = impl_->w->connect(address);
   if (!ep) return ep.error();
   return static_cast<Endpoint*>(ep.value());
@@ -47,14 +67,19 @@ Result<Endpoint*> Worker::connect(std::span<const std::byte> address) {
 
 Status Worker::tag_recv(void* buf, size_t length, Tag tag, Tag mask, Request** req,
                         const RecvParams& params) {
+  ApiGuard g(impl_->w.get());
   return impl_->w->tag_recv(buf, length, tag, mask, req, params);
 }
 
 bool Worker::tag_probe(Tag tag, Tag mask, RecvInfo* info) {
+  ApiGuard g(impl_->w.get());
   return impl_->w->tag_probe(tag, mask, info);
 }
 
-Status Worker::cancel(Request* req) { return impl_->w->cancel(torus::impl(req)); }
+Status Worker::cancel(Request* req) {
+  ApiGuard g(impl_->w.get());
+  return impl_->w->cancel(torus::impl(req));
+}
 
 void Worker::set_am_handler(unsigned id, AmCallback cb, void* arg) {
   impl_->w->set_am_handler(id, cb, arg);
@@ -64,12 +89,20 @@ void Worker::set_error_handler(EndpointErrorCallback cb, void* arg) {
   impl_->w->set_error_handler(cb, arg);
 }
 
-unsigned Worker::progress() { return impl_->w->progress(); }
+unsigned Worker::progress() {
+  ApiGuard g(impl_->w.get());
+  return impl_->w->progress();
+}
 Status Worker::wait(std::chrono::nanoseconds timeout) { return impl_->w->wait(timeout); }
+// Not serialized as a whole: wait_request progresses through the guarded public calls'
+// internals, so other threads get the worker between polls.
 Status Worker::wait_request(Request* req, std::chrono::nanoseconds timeout) {
   return impl_->w->wait_request(torus::impl(req), timeout);
 }
 int Worker::event_fd() const noexcept { return impl_->w->event_fd(); }
-Status Worker::arm() { return impl_->w->arm(); }
+Status Worker::arm() {
+  ApiGuard g(impl_->w.get());
+  return impl_->w->arm();
+}
 
 }  // namespace torus

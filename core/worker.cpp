@@ -32,8 +32,8 @@ WorkerImpl::~WorkerImpl() {
 }
 
 Status WorkerImpl::open_ifaces(const WorkerParams& params) {
-  (void)params;
   const config::Config& cfg = ctx_->config;
+  multi_ = params.thread_multi || cfg.get_string("TORUS_THREAD_MODE") == "multi";
   sel_cfg_.rndv_thresh = cfg.get_size("TORUS_RNDV_THRESH");
   sel_cfg_.rndv_frag_size = cfg.get_size("TORUS_RNDV_FRAG_SIZE");
   if (sel_cfg_.rndv_frag_size == 0 || sel_cfg_.rndv_frag_size == config::kSizeInf)
@@ -169,7 +169,12 @@ Status WorkerImpl::wait_request(RequestImpl* req, std::chrono::nanoseconds timeo
   const bool bounded = timeout != std::chrono::nanoseconds::max();
   unsigned polls = 0;
   while (!req->done) {
-    progress();
+    if (multi_) {
+      std::lock_guard<std::recursive_mutex> lock(mu_);
+      progress();
+    } else {
+      progress();
+    }
     if (req->done) break;
     // Check the clock only every few polls: it costs as much as an empty poll.
     if ((++polls & 63) != 0) continue;

@@ -5,6 +5,7 @@
 #include <array>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -41,6 +42,10 @@ class WorkerImpl {
   Status open_ifaces(const WorkerParams& params);
 
   uint64_t uid() const noexcept { return uid_; }
+  // TORUS_THREAD_MODE=multi: public calls serialize on this lock. Recursive, because
+  // callbacks run inside progress() and may call back into the API.
+  bool thread_multi() const noexcept { return multi_; }
+  std::recursive_mutex& api_mutex() noexcept { return mu_; }
   ContextImpl* context() const noexcept { return ctx_; }
   const std::vector<IfaceEntry>& ifaces() const noexcept { return ifaces_; }
   const std::vector<std::byte>& address() const noexcept { return address_; }
@@ -124,7 +129,8 @@ class WorkerImpl {
   std::array<UserAm, kMaxUserAmId + 1> user_am_{};
   EndpointErrorCallback error_cb_ = nullptr;
   void* error_arg_ = nullptr;
-  bool in_progress_ = false;
+  bool multi_ = false;
+  std::recursive_mutex mu_;
 };
 
 }  // namespace torus::core

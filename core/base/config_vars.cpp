@@ -22,9 +22,6 @@ constexpr VarDecl kVars[] = {
     {.name = "TORUS_JOB_ID", .type = Type::String, .default_value = "", .unit = "",
      .doc = "job identifier set by the launcher; names shared-memory segments; empty = derived "
             "from the process id"},
-    {.name = "TORUS_JOB_KEY", .type = Type::String, .default_value = "", .unit = "",
-     .doc = "secret shared by the ranks of a job, checked in connection handshakes"},
-
     // Progress.
     {.name = "TORUS_SPIN_TIME", .type = Type::Duration, .default_value = "auto",
      .unit = "seconds",
@@ -37,7 +34,8 @@ constexpr VarDecl kVars[] = {
      .doc = "message size from which the rendezvous protocol is used; auto = from the cost model",
      .allow_auto = true},
     {.name = "TORUS_ZCOPY_THRESH", .type = Type::Size, .default_value = "auto", .unit = "bytes",
-     .doc = "size from which eager sends go zero-copy where the transport supports it",
+     .doc = "size from which eager sends go zero-copy on transports with zero-copy active "
+            "messages (none in this build: shm and self copy)",
      .allow_auto = true},
     {.name = "TORUS_PROTO", .type = Type::Enum, .default_value = "auto", .unit = "",
      .doc = "force one tag-send protocol wherever it is usable",
@@ -59,12 +57,6 @@ constexpr VarDecl kVars[] = {
     {.name = "TORUS_SHM_BOUNCE_SIZE", .type = Type::Size, .default_value = "256k",
      .unit = "bytes",
      .doc = "chunk size of the pipelined bounce-buffer copy used when CMA is refused"},
-
-    // Failure detection.
-    {.name = "TORUS_PEER_TIMEOUT", .type = Type::Duration, .default_value = "30s",
-     .unit = "seconds",
-     .doc = "how long an operation waits for an unresponsive peer before failing with a "
-            "timeout"},
 };
 
 }  // namespace

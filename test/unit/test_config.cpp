@@ -155,12 +155,11 @@ TEST_CASE("defaults") {
   CHECK(c->get_int("TORUS_SHM_FIFO_SIZE") == 256);
   CHECK_FALSE(c->get_bool("TORUS_PROTO_INFO"));
   CHECK(c->get_duration("TORUS_SPIN_TIME") == kDurationAuto);
-  CHECK(c->get_duration("TORUS_PEER_TIMEOUT") == doctest::Approx(30.0));
 }
 
 TEST_CASE("the environment overrides defaults") {
   Env env{"TORUS_RNDV_THRESH=16k", "TORUS_PROTO_INFO=yes", "TORUS_SHM_CMA=N",
-          "TORUS_PEER_TIMEOUT=1.5ms", "TORUS_TLS=shm,tcp", "TORUS_SHM_FIFO_SIZE=1024",
+          "TORUS_SPIN_TIME=1.5ms", "TORUS_TLS=shm,tcp", "TORUS_SHM_FIFO_SIZE=1024",
           "NOT_TORUS=1"};
   auto c = Config::load(env.envp());
   REQUIRE_MESSAGE(c.ok(), c.error().message);
@@ -169,7 +168,7 @@ TEST_CASE("the environment overrides defaults") {
   CHECK(c->source("TORUS_ZCOPY_THRESH") == Source::Default);
   CHECK(c->get_bool("TORUS_PROTO_INFO"));
   CHECK(c->get_string("TORUS_SHM_CMA") == "n");
-  CHECK(c->get_duration("TORUS_PEER_TIMEOUT") == doctest::Approx(1.5e-3));
+  CHECK(c->get_duration("TORUS_SPIN_TIME") == doctest::Approx(1.5e-3));
   CHECK(c->get_string("TORUS_TLS") == "shm,tcp");
   CHECK(c->get_int("TORUS_SHM_FIFO_SIZE") == 1024);
   CHECK(c->warnings().empty());
@@ -219,9 +218,9 @@ TEST_CASE("a bad value names the variable, quotes the value and says what is acc
     CHECK(contains(c.error().message, "TORUS_PROTO_INFO=\"2\" is invalid: accepted values are y|n"));
   }
   {
-    auto c = Config::load(Env{"TORUS_PEER_TIMEOUT=10m"}.envp());
+    auto c = Config::load(Env{"TORUS_SPIN_TIME=10m"}.envp());
     REQUIRE_FALSE(c.ok());
-    CHECK(contains(c.error().message, "TORUS_PEER_TIMEOUT=\"10m\" is invalid: expected a duration"));
+    CHECK(contains(c.error().message, "TORUS_SPIN_TIME=\"10m\" is invalid: expected a duration"));
   }
   {
     auto c = Config::load(Env{"TORUS_LOG_LEVEL=verbose"}.envp());
@@ -281,7 +280,6 @@ TEST_CASE("show() renders the effective value") {
   CHECK(c->show("TORUS_RNDV_FRAG_SIZE") == "1M");
   CHECK(c->show("TORUS_RNDV_THRESH") == "auto");
   CHECK(c->show("TORUS_SPIN_TIME") == "auto");
-  CHECK(c->show("TORUS_PEER_TIMEOUT") == "30s");
   CHECK(c->show("TORUS_PROTO_INFO") == "n");
   CHECK(c->show("TORUS_SHM_FIFO_SIZE") == "256");
   CHECK(c->show("TORUS_THREAD_MODE") == "single");
@@ -296,14 +294,14 @@ TEST_CASE("show() renders the effective value") {
                         Case{"TORUS_RNDV_THRESH", "4mib", "4M"},
                         Case{"TORUS_RNDV_THRESH", "2048m", "2G"},
                         Case{"TORUS_RNDV_THRESH", "3t", "3T"},
-                        Case{"TORUS_PEER_TIMEOUT", "10us", "10us"},
-                        Case{"TORUS_PEER_TIMEOUT", "1.5ms", "1.5ms"},
-                        Case{"TORUS_PEER_TIMEOUT", "500ns", "500ns"},
-                        Case{"TORUS_PEER_TIMEOUT", "2", "2s"},
-                        Case{"TORUS_PEER_TIMEOUT", "0.25", "250ms"},
-                        Case{"TORUS_PEER_TIMEOUT", "1234567ns", "1.234567ms"},
-                        Case{"TORUS_PEER_TIMEOUT", "0", "0s"},
-                        Case{"TORUS_PEER_TIMEOUT", "inf", "inf"},
+                        Case{"TORUS_SPIN_TIME", "10us", "10us"},
+                        Case{"TORUS_SPIN_TIME", "1.5ms", "1.5ms"},
+                        Case{"TORUS_SPIN_TIME", "500ns", "500ns"},
+                        Case{"TORUS_SPIN_TIME", "2", "2s"},
+                        Case{"TORUS_SPIN_TIME", "0.25", "250ms"},
+                        Case{"TORUS_SPIN_TIME", "1234567ns", "1.234567ms"},
+                        Case{"TORUS_SPIN_TIME", "0", "0s"},
+                        Case{"TORUS_SPIN_TIME", "inf", "inf"},
                         Case{"TORUS_PROTO_INFO", "on", "y"},
                         Case{"TORUS_PROTO_INFO", "off", "n"},
                         Case{"TORUS_SHM_CMA", "Y", "y"},

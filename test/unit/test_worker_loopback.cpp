@@ -1,0 +1,96 @@
+// A worker talking to itself (self transport) and to a second worker in the same process
+// (shm): the core's protocols end to end without forking, including thread mode multi.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "core/api/torus.hpp"
+
+using namespace torus;
+
+namespace {
+
+void roundtrip(Worker& w, Endpoint* ep, size_t n, Tag tag) {
+  std::vector<std::byte> s(n), r(n);
+  for (size_t i = 0; i < n; ++i) s[i] = static_cast<std::byte>(i * 31 + n);
+  Request* rreq = nullptr;
+  REQUIRE(w.tag_recv(r.data(), n, tag, kTagMaskFull, &rreq) == Status::InProgress);
+  Request* sreq = nullptr;
+  Status st = ep->tag_send(s.data(), n, tag, &sreq);
+  REQUIRE((st == Status::Ok || st == Status::InProgress));
+  CHECK(w.wait_request(rreq, std::chrono::seconds(10)) == Status::Ok);
+  CHECK(rreq->info().length == n);
+  rreq->release();
+  if (st == Status::InProgress) {
+    CHECK(w.wait_request(sreq, std::chrono::seconds(10)) == Status::Ok);
+    sreq->release();
+  }
+  CHECK(std::memcmp(s.data(), r.data(), n) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("a worker sends to itself over self at every protocol") {
+  auto ctx = Context::create();
+  REQUIRE(ctx.ok());
+  auto w = ctx.value()->create_worker();
+  REQUIRE(w.ok());
+  auto ep = w.value()->connect(w.value()->address());
+  REQUIRE(ep.ok());
+  CHECK(ep.value()->describe().find("self") != std::string::npos);
+  for (size_t n : {size_t{0}, size_t{1}, size_t{200}, size_t{5000}, size_t{300000},
+                   size_t{3} << 20})
+    roundtrip(*w.value(), ep.value(), n, 100 + n);
+}
+
+TEST_CASE("two workers of one process over shm, thread mode multi") {
+  setenv("TORUS_THREAD_MODE", "multi", 1);
+  auto ctx = Context::create();
+  unsetenv("TORUS_THREAD_MODE");
+  REQUIRE(ctx.ok());
+  auto a = ctx.value()->create_worker();
+  auto b = ctx.value()->create_worker();
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  auto ep = a.value()->connect(b.value()->address());
+  REQUIRE(ep.ok());
+  CHECK(ep.value()->describe().find("shm") != std::string::npos);
+  // Another thread progresses the sender while this one waits on the receiver.
+  std::atomic<bool> stop{false};
+  Worker& sender = *a.value();
+  std::thread t([&] {
+    while (!stop.load()) sender.progress();
+  });
+  constexpr int kN = 64;
+  std::vector<std::vector<std::byte>> bufs(kN), out(kN);
+  std::vector<Request*> rreqs(kN);
+  for (int i = 0; i < kN; ++i) {
+    size_t n = static_cast<size_t>(i) * 9973;
+    bufs[i].assign(n, static_cast<std::byte>(i));
+    out[i].resize(n);
+    REQUIRE(b.value()->tag_recv(out[i].data(), n, i, kTagMaskFull, &rreqs[i]) ==
+            Status::InProgress);
+  }
+  std::vector<Request*> sreqs;
+  for (int i = 0; i < kN; ++i) {
+    Request* r = nullptr;
+    Status st = ep.value()->tag_send(bufs[i].data(), bufs[i].size(), i, &r);
+    REQUIRE(!is_error(st));
+    if (st == Status::InProgress) sreqs.push_back(r);
+  }
+  for (int i = 0; i < kN; ++i) {
+    CHECK(b.value()->wait_request(rreqs[i], std::chrono::seconds(20)) == Status::Ok);
+    CHECK(out[i] == bufs[i]);
+    rreqs[i]->release();
+  }
+  for (Request* r : sreqs) {
+    while (!r->completed()) b.value()->progress();
+    CHECK(r->status() == Status::Ok);
+    r->release();
+  }
+  stop = true;
+  t.join();
+}
