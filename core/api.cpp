@@ -2,6 +2,7 @@
 #include "core/api/torus.hpp"
 
 #include "core/endpoint.h"
+#include "core/rma.h"
 #include "core/worker.h"
 
 namespace torus {
@@ -50,6 +51,47 @@ Status Endpoint::am_send(unsigned id, std::span<const std::byte> header,
                          const SendParams& params) {
   ApiGuard g(impl(this)->worker());
   return impl(this)->send_am(id, header, payload, req, params);
+}
+
+Status Endpoint::put(const void* buf, size_t length, uint64_t remote_addr,
+                     std::span<const std::byte> rkey, Request** req, const SendParams& params) {
+  ApiGuard g(impl(this)->worker());
+  return impl(this)->send_rma(core::RequestImpl::Rma::Put, const_cast<void*>(buf), length,
+                              remote_addr, rkey, req, params);
+}
+
+Status Endpoint::get(void* buf, size_t length, uint64_t remote_addr,
+                     std::span<const std::byte> rkey, Request** req, const SendParams& params) {
+  ApiGuard g(impl(this)->worker());
+  return impl(this)->send_rma(core::RequestImpl::Rma::Get, buf, length, remote_addr, rkey, req,
+                              params);
+}
+
+Status Endpoint::flush(Request** req) {
+  ApiGuard g(impl(this)->worker());
+  return impl(this)->send_rma(core::RequestImpl::Rma::Flush, nullptr, 0, 0, {}, req, {});
+}
+
+void* MemHandle::address() const noexcept {
+  return static_cast<const core::MemHandleImpl*>(this)->addr;
+}
+size_t MemHandle::length() const noexcept {
+  return static_cast<const core::MemHandleImpl*>(this)->len;
+}
+std::vector<std::byte> MemHandle::pack_rkey() const {
+  return core::pack_remote_key(*static_cast<const core::MemHandleImpl*>(this));
+}
+
+Result<MemHandle*> Worker::mem_register(void* addr, size_t length, uint32_t access) {
+  ApiGuard g(impl_->w.get());
+  auto h = core::register_memory(*impl_->w, addr, length, access);
+  if (!h) return h.error();
+  return static_cast<MemHandle*>(h.value());
+}
+
+void Worker::mem_deregister(MemHandle* handle) {
+  ApiGuard g(impl_->w.get());
+  impl_->w->drop_handle(static_cast<core::MemHandleImpl*>(handle));
 }
 
 uint64_t Endpoint::peer_uid() const noexcept { return impl(this)->uid(); }

@@ -226,8 +226,7 @@ Status EndpointImpl::send_tag(const void* buf, size_t length, Tag tag, Request**
   } else if (req->done) {
     // Completed inline: report it here; no callback, no request.
     Status st = req->status;
-    req->released = true;
-    worker_->release(req);
+    worker_->release_now(req);
     return st;
   }
   req->send_cb = p.callback;
@@ -258,8 +257,7 @@ Status EndpointImpl::send_am(unsigned id, std::span<const std::byte> header,
     worker_->schedule(this);
   } else if (req->done) {
     Status st = req->status;
-    req->released = true;
-    worker_->release(req);
+    worker_->release_now(req);
     return st;
   }
   req->send_cb = p.callback;
@@ -274,6 +272,7 @@ Status EndpointImpl::start_send(RequestImpl* req) {
     return Status::Ok;
   }
   if (req->am_user_id != 0) return send_user_am(req);
+  if (req->rma != RequestImpl::Rma::None) return rma_step(req);
   if (req->stage == SendStage::Putting) return put_fragments(req);
   switch (req->proto) {
     case proto::ProtoId::EagerShort: return send_eager_short(req);

@@ -52,6 +52,11 @@ class EndpointImpl final : public Endpoint {
   Status send_am(unsigned id, std::span<const std::byte> header,
                  std::span<const std::byte> payload, Request** req, const SendParams& p);
 
+  // One-sided operations of the public API (core/rma.cpp).
+  Status send_rma(RequestImpl::Rma op, void* buf, size_t length, uint64_t remote_addr,
+                  std::span<const std::byte> rkey, Request** req, const SendParams& p);
+  Status rma_step(RequestImpl* req);
+
   // Control messages (acks, RTR): sent now, or queued in order on back-pressure.
   void send_control(uint8_t am_id, std::span<const std::byte> bytes);
   // Receives waiting on this endpoint (rndv) are queued to resume from progress.

@@ -65,6 +65,7 @@ class RequestImpl final : public Request {
   bool sync = false;
   bool acked = false;               // sync eager: the receiver matched it
   unsigned am_user_id = 0;           // am_send: user handler id
+  enum class Rma : uint8_t { None, Put, Get, Flush } rma = Rma::None;
   std::vector<std::byte> am_header;  // am_send: header copy when queued
   size_t offset = 0;                 // bytes sent/read/written so far
   size_t inflight = 0;               // outstanding transport completions

@@ -13,6 +13,7 @@
 #include "core/base/log.h"
 #include "core/context.h"
 #include "core/endpoint.h"
+#include "core/rma.h"
 #include "core/worker_address.h"
 
 namespace torus::core {
@@ -27,6 +28,7 @@ WorkerImpl::~WorkerImpl() {
   for (auto& [sender, a] : assemblies_) delete a.unexpected;
   assemblies_.clear();
   pool_.drop_registrations();
+  handles_.clear();
   ifaces_.clear();
   if (epoll_fd_ >= 0) close(epoll_fd_);
 }
@@ -192,6 +194,14 @@ Status WorkerImpl::wait_request(RequestImpl* req, std::chrono::nanoseconds timeo
   }
   return req->status;
 }
+
+MemHandleImpl* WorkerImpl::adopt_handle(std::unique_ptr<MemHandleImpl> h) {
+  MemHandleImpl* raw = h.get();
+  handles_.emplace(raw, std::move(h));
+  return raw;
+}
+
+void WorkerImpl::drop_handle(MemHandleImpl* h) { handles_.erase(h); }
 
 void WorkerImpl::release(RequestImpl* req) {
   if (req->done) {

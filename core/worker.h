@@ -20,6 +20,7 @@ namespace torus::core {
 
 class ContextImpl;
 class EndpointImpl;
+class MemHandleImpl;
 
 struct IfaceEntry {
   std::string tl_name;
@@ -74,6 +75,11 @@ class WorkerImpl {
   void complete_send(RequestImpl* req, Status status);
   void complete_recv(RequestImpl* req, Status status);
   void release(RequestImpl* req);
+  // Gives back a request that completed inline (no callback ran, the user never saw it).
+  void release_now(RequestImpl* req) { pool_.put(req); }
+  // Public RMA handles, owned by the worker until mem_deregister.
+  MemHandleImpl* adopt_handle(std::unique_ptr<MemHandleImpl> h);
+  void drop_handle(MemHandleImpl* h);
 
   // Endpoints with queued work are progressed after the interfaces.
   void schedule(EndpointImpl* ep);
@@ -115,6 +121,7 @@ class WorkerImpl {
   std::vector<std::byte> address_;
   int epoll_fd_ = -1;
   std::unordered_map<uint64_t, std::unique_ptr<EndpointImpl>> endpoints_;
+  std::unordered_map<MemHandleImpl*, std::unique_ptr<MemHandleImpl>> handles_;
   std::vector<EndpointImpl*> scheduled_;
   TagMatcher matcher_;
   std::unordered_map<uint64_t, Assembly> assemblies_;

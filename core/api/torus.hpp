@@ -61,6 +61,23 @@ using AmCallback = void (*)(void* arg, std::span<const std::byte> header,
 // have completed with the error before this runs.
 using EndpointErrorCallback = void (*)(void* arg, Endpoint* ep, Status status);
 
+// Memory registered for one-sided access by peers (get/put). Its packed remote key travels
+// to a peer by any means (a tagged message, an AM); the peer passes it to Endpoint::get/put.
+// Every access is checked against the key's range, rights and secret by the target side's
+// transport; a stale (deregistered) or forged key is refused with AccessDenied.
+enum : uint32_t { kMemRead = 1, kMemWrite = 2 };
+
+class MemHandle {
+ public:
+  void* address() const noexcept;
+  size_t length() const noexcept;
+  std::vector<std::byte> pack_rkey() const;
+
+ protected:
+  MemHandle() = default;
+  ~MemHandle() = default;
+};
+
 class Request {
  public:
   bool completed() const noexcept;
@@ -82,6 +99,18 @@ class Endpoint {
   [[nodiscard]] Status am_send(unsigned id, std::span<const std::byte> header,
                                std::span<const std::byte> payload, Request** req,
                                const SendParams& params = {});
+  // One-sided write of [buf, buf+length) to the peer's registered memory at remote_addr
+  // (an address inside the region whose packed key is rkey). Completes when the data is in
+  // the peer's memory.
+  [[nodiscard]] Status put(const void* buf, size_t length, uint64_t remote_addr,
+                           std::span<const std::byte> rkey, Request** req,
+                           const SendParams& params = {});
+  // One-sided read of the peer's registered memory into [buf, buf+length).
+  [[nodiscard]] Status get(void* buf, size_t length, uint64_t remote_addr,
+                           std::span<const std::byte> rkey, Request** req,
+                           const SendParams& params = {});
+  // Completes when every operation issued on this endpoint before it has completed.
+  [[nodiscard]] Status flush(Request** req);
   // The remote worker's unique id.
   uint64_t peer_uid() const noexcept;
   // Human-readable lanes and protocol table (what TORUS_PROTO_INFO prints).
@@ -119,6 +148,10 @@ class Worker {
   Status cancel(Request* req);
 
   void set_am_handler(unsigned id, AmCallback cb, void* arg);
+  // Registers [addr, addr+length) with every transport that can do get/put; access is
+  // kMemRead | kMemWrite. Deregister before freeing the memory.
+  Result<MemHandle*> mem_register(void* addr, size_t length, uint32_t access);
+  void mem_deregister(MemHandle* handle);
   void set_error_handler(EndpointErrorCallback cb, void* arg);
 
   // Polls every interface once; returns the number of events handled.
