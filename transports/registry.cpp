@@ -11,7 +11,7 @@
 namespace torus::tl {
 namespace {
 
-// In priority order for equal costs (selection is deterministic).
+// Workers open transports in this order. Lanes are chosen by advertised cost, not position.
 constexpr TransportEntry kTable[] = {
     {"self", "loopback inside one worker", &torus::self::make_transport},
     {"shm", "shared memory between processes on one host", &torus::shm::make_transport},

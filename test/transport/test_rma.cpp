@@ -1,5 +1,6 @@
 // Conformance: get_zcopy/put_zcopy data, remote-key enforcement (forged, out of range, past
 // the end, missing right, stale) with untouched destinations, and flush.
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string>

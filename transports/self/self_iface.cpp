@@ -58,7 +58,7 @@ Result<std::unique_ptr<tl::Iface>> SelfIface::open(const tl::IfaceParams& /*para
   const int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (fd < 0) {
     const int err = errno;
-    return make_error(Status::NoResource,
+    return make_error(Status::IoError,
                       std::string("self: eventfd() failed: ") + std::strerror(err));
   }
   return std::unique_ptr<tl::Iface>(std::make_unique<SelfIface>(random_u64(), fd));

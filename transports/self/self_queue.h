@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <vector>
@@ -76,7 +77,7 @@ void AmQueue::pop(Fn&& fn) {
   Chunk& front = chunks_.front();
   std::byte* rec = front.mem.get() + front.read;
   RecordHeader h;
-  __builtin_memcpy(&h, rec, sizeof h);
+  std::memcpy(&h, rec, sizeof h);
   fn(static_cast<tl::AmId>(h.id), static_cast<const void*>(rec + kRecordHeader),
      static_cast<size_t>(h.length));
   drop_front_record(front, kRecordHeader + padded(h.length));
