@@ -13,8 +13,16 @@ constexpr uint8_t kVersion = 1;
 
 template <typename T>
 void put(std::vector<std::byte>& out, T v) {
-  const auto* p = reinterpret_cast<const std::byte*>(&v);
-  out.insert(out.end(), p, p + sizeof(T));
+  size_t at = out.size();
+  out.resize(at + sizeof(T));
+  std::memcpy(out.data() + at, &v, sizeof(T));
+}
+
+void put_bytes(std::vector<std::byte>& out, const void* p, size_t n) {
+  if (n == 0) return;
+  size_t at = out.size();
+  out.resize(at + n);
+  std::memcpy(out.data() + at, p, n);
 }
 
 class Reader {
@@ -51,11 +59,11 @@ std::vector<std::byte> pack_worker_address(const WorkerAddress& addr) {
   put<uint64_t>(out, addr.uid);
   for (const IfaceAddress& i : addr.ifaces) {
     put<uint8_t>(out, static_cast<uint8_t>(i.tl_name.size()));
-    for (char c : i.tl_name) out.push_back(static_cast<std::byte>(c));
+    put_bytes(out, i.tl_name.data(), i.tl_name.size());
     put<uint8_t>(out, static_cast<uint8_t>(i.device.size()));
-    for (char c : i.device) out.push_back(static_cast<std::byte>(c));
+    put_bytes(out, i.device.data(), i.device.size());
     put<uint16_t>(out, static_cast<uint16_t>(i.address.size()));
-    out.insert(out.end(), i.address.begin(), i.address.end());
+    put_bytes(out, i.address.data(), i.address.size());
   }
   return out;
 }

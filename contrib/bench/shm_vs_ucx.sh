@@ -51,12 +51,12 @@ if ((quick)); then
   : "${rounds:=3}"
   declare -A iters=([tag_lat:8]=20000 [tag_lat:4096]=10000 [tag_bw:65536]=5000
                     [tag_bw:4194304]=200)
-  over_iters=50000
+  over_iters=200000
 else
   : "${rounds:=5}"
   declare -A iters=([tag_lat:8]=200000 [tag_lat:4096]=50000 [tag_bw:65536]=20000
                     [tag_bw:4194304]=1000)
-  over_iters=200000
+  over_iters=1000000
 fi
 cases=(tag_lat:8 tag_lat:4096 tag_bw:65536 tag_bw:4194304)
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "shm_vs_ucx.sh: bad --rounds '$rounds'" >&2; exit 1; }

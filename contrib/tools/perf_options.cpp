@@ -153,7 +153,8 @@ Options parse_options(int argc, char** argv) {
       client_only("-w");
     } else if (a == "--window") {
       auto v = parse_int<unsigned>(value(i));
-      if (!v || *v < 1 || *v > 4096) usage_error("bad window '" + std::string(argv[i]) + "' (1..4096)");
+      if (!v || *v < 1 || *v > 4096)
+        usage_error("bad window '" + std::string(argv[i]) + "' (1..4096)");
       o.window = *v;
       client_only("--window");
     } else if (a == "--csv") {

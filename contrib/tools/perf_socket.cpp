@@ -184,7 +184,8 @@ void BootstrapSocket::read_exact(std::byte* p, size_t n, Clock::time_point deadl
     if (got < 0 && errno == EINTR) continue;
     if (got < 0)
       fail("bootstrap connection to " + peer_ + " failed on receive: " + errno_text(errno));
-    if (got == 0) fail("the peer at " + peer_ + " closed the bootstrap connection (it exited or died)");
+    if (got == 0)
+      fail("the peer at " + peer_ + " closed the bootstrap connection (it exited or died)");
     p += got;
     n -= static_cast<size_t>(got);
   }

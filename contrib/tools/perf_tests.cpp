@@ -23,8 +23,9 @@ constexpr unsigned kAmPong = 2;
 constexpr unsigned kAmProbe = 3;
 
 // How long to poll before sleeping in Worker::wait, as Worker::wait_request does by default.
-const std::chrono::nanoseconds kSpin =
-    sysconf(_SC_NPROCESSORS_ONLN) > 1 ? std::chrono::microseconds(50) : std::chrono::microseconds(2);
+const std::chrono::nanoseconds kSpin = sysconf(_SC_NPROCESSORS_ONLN) > 1
+                                           ? std::chrono::microseconds(50)
+                                           : std::chrono::microseconds(2);
 constexpr std::chrono::milliseconds kPeerCheck{1000};
 
 // A message buffer: at least one byte so that size 0 still has a valid address; pages
@@ -43,7 +44,8 @@ void verify(CheckState& cs, std::span<const std::byte> got, uint64_t iter, size_
             unsigned dir) {
   if (cs.bad) return;  // report the first corruption only
   uint64_t seed = pattern_seed(iter, size, dir);
-  if (auto off = verify_pattern(got, seed)) cs.record(iter, *off, pattern_byte(seed, *off), got[*off]);
+  if (auto off = verify_pattern(got, seed))
+    cs.record(iter, *off, pattern_byte(seed, *off), got[*off]);
 }
 
 void check_length(CheckState& cs, const RecvInfo& info, uint64_t iter, size_t size) {
@@ -90,8 +92,9 @@ void CheckState::record(uint64_t iter, size_t offset, std::byte expected, std::b
   if (bad) return;
   bad = true;
   char b[160];
-  std::snprintf(b, sizeof(b), "iteration %" PRIu64 ", first bad offset %zu: expected 0x%02x, got 0x%02x",
-                iter, offset, static_cast<unsigned>(expected), static_cast<unsigned>(got));
+  std::snprintf(b, sizeof(b),
+                "iteration %" PRIu64 ", first bad offset %zu: expected 0x%02x, got 0x%02x", iter,
+                offset, static_cast<unsigned>(expected), static_cast<unsigned>(got));
   first = b;
 }
 

@@ -123,10 +123,11 @@ void end_size(Session& s, const CheckState& cs, size_t size, bool is_server) {
   const char* other = is_server ? "client" : "server";
   if (cs.bad || peer != "ok") {
     std::string msg = "data check failed at size " + std::to_string(size) + ":";
-    if (cs.bad) msg += std::string(" the ") + me + " received corrupted data: " + cs.first + ";";
+    if (cs.bad) msg += std::string(" the ") + me + " received corrupted data (" + cs.first + ")";
+    if (cs.bad && peer != "ok") msg += ";";
     if (peer != "ok")
-      msg += std::string(" the ") + other + " reported: " +
-             (peer.size() > 4 ? peer.substr(4) : peer) + ";";
+      msg += std::string(" the ") + other + " reported corrupted data (" +
+             (peer.size() > 4 ? peer.substr(4) : peer) + ")";
     fail(msg, kExitCheckFailed);
   }
 }

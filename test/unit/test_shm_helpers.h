@@ -167,8 +167,9 @@ inline int reap(pid_t pid, Clock::time_point deadline) {
 struct Pipe {
   int rd = -1, wr = -1;
   Pipe() {
-    int fds[2];
-    REQUIRE(::pipe(fds) == 0);
+    int fds[2] = {-1, -1};
+    const int rc = ::pipe(fds);
+    REQUIRE(rc == 0);
     rd = fds[0];
     wr = fds[1];
   }
