@@ -219,6 +219,10 @@ Status EndpointImpl::send_tag(const void* buf, size_t length, Tag tag, Request**
   req->sync = p.sync;
   req->proto = r.proto;
   req->lane = r.lane;
+  return launch(req, out, p);
+}
+
+Status EndpointImpl::launch(RequestImpl* req, Request** out, const SendParams& p) {
   Status s = pending_.empty() ? start_send(req) : Status::NoResource;
   if (s == Status::NoResource) {
     pending_.push_back({req, 0, {}});
@@ -229,6 +233,7 @@ Status EndpointImpl::send_tag(const void* buf, size_t length, Tag tag, Request**
     worker_->release_now(req);
     return st;
   }
+  // Set only now: a completion inside the first attempt must not call back.
   req->send_cb = p.callback;
   req->user = p.user;
   *out = req;
@@ -251,19 +256,7 @@ Status EndpointImpl::send_am(unsigned id, std::span<const std::byte> header,
   req->am_header.assign(header.begin(), header.end());
   req->buffer = const_cast<std::byte*>(payload.data());
   req->length = payload.size();
-  Status s = pending_.empty() ? start_send(req) : Status::NoResource;
-  if (s == Status::NoResource) {
-    pending_.push_back({req, 0, {}});
-    worker_->schedule(this);
-  } else if (req->done) {
-    Status st = req->status;
-    worker_->release_now(req);
-    return st;
-  }
-  req->send_cb = p.callback;
-  req->user = p.user;
-  *out = req;
-  return Status::InProgress;
+  return launch(req, out, p);
 }
 
 Status EndpointImpl::start_send(RequestImpl* req) {

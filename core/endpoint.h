@@ -76,6 +76,8 @@ class EndpointImpl final : public Endpoint {
  private:
   void ensure_wireup();
   Status send_bytes(uint8_t am_id, std::span<const std::byte> bytes);
+  // First attempt of a new send-side request, or its place in the pending queue.
+  Status launch(RequestImpl* req, Request** out, const SendParams& p);
   Status start_send(RequestImpl* req);  // runs the protocol until done/blocked
   Status send_eager_short(RequestImpl* req);
   Status send_bcopy_fragments(RequestImpl* req);

@@ -89,19 +89,7 @@ Status EndpointImpl::send_rma(RequestImpl::Rma op, void* buf, size_t length,
     }
     req->peer_rkey.assign(key.begin(), key.end());
   }
-  Status s = pending_.empty() ? rma_step(req) : Status::NoResource;
-  if (s == Status::NoResource) {
-    pending_.push_back({req, 0, {}});
-    worker_->schedule(this);
-  } else if (req->done) {
-    Status st = req->status;
-    worker_->release_now(req);
-    return st;
-  }
-  req->send_cb = p.callback;
-  req->user = p.user;
-  *out = req;
-  return Status::InProgress;
+  return launch(req, out, p);
 }
 
 Status EndpointImpl::rma_step(RequestImpl* req) {
