@@ -131,13 +131,14 @@ unsigned WorkerImpl::progress() {
   unsigned n = 0;
   for (IfaceEntry& i : ifaces_) n += i.iface->progress();
   if (!scheduled_.empty()) {
-    std::vector<EndpointImpl*> eps;
-    eps.swap(scheduled_);
-    for (EndpointImpl* ep : eps) {
+    // Swap with a kept buffer: endpoints may reschedule themselves while we walk the list.
+    running_.swap(scheduled_);
+    for (EndpointImpl* ep : running_) {
       ep->scheduled = false;
       if (!ep->progress_pending()) schedule(ep);
       ++n;
     }
+    running_.clear();
   }
   return n;
 }

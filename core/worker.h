@@ -123,6 +123,7 @@ class WorkerImpl {
   std::unordered_map<uint64_t, std::unique_ptr<EndpointImpl>> endpoints_;
   std::unordered_map<MemHandleImpl*, std::unique_ptr<MemHandleImpl>> handles_;
   std::vector<EndpointImpl*> scheduled_;
+  std::vector<EndpointImpl*> running_;
   TagMatcher matcher_;
   std::unordered_map<uint64_t, Assembly> assemblies_;
   RequestPool pool_;
