@@ -172,28 +172,36 @@ void EndpointImpl::ensure_wireup() {
 }
 
 void EndpointImpl::queue_request(RequestImpl* req) {
-  if (req->kind == ReqKind::Recv)
+  if (req->queued) return;
+  req->queued = true;
+  if (req->kind == ReqKind::Recv) {
     pending_gets_.push_back(req);
-  else
-    pending_.push_back({req, 0, {}});
+  } else {
+    // An operation already under way was issued before anything still queued: it goes
+    // first, so a later flush or message cannot overtake its remaining fragments.
+    pending_.push_front({req, 0, {}});
+  }
   worker_->schedule(this);
 }
 
 bool EndpointImpl::progress_pending() {
   while (!pending_.empty()) {
     PendingItem& item = pending_.front();
-    if (item.req != nullptr) {
-      if (!item.req->done && start_send(item.req) == Status::NoResource) return false;
+    if (RequestImpl* r = item.req) {
+      if (!r->done && start_send(r) == Status::NoResource) return false;
+      r->queued = false;
     } else if (send_bytes(item.am_id, item.bytes) == Status::NoResource) {
       return false;
     }
     pending_.pop_front();
   }
   if (!pending_gets_.empty()) {
-    std::vector<RequestImpl*> gets;
-    gets.swap(pending_gets_);
-    for (RequestImpl* r : gets)
+    running_gets_.swap(pending_gets_);
+    for (RequestImpl* r : running_gets_) {
+      r->queued = false;
       if (!r->done) worker_->rndv_get_progress(r);
+    }
+    running_gets_.clear();
   }
   return pending_gets_.empty();
 }
@@ -225,6 +233,7 @@ Status EndpointImpl::send_tag(const void* buf, size_t length, Tag tag, Request**
 Status EndpointImpl::launch(RequestImpl* req, Request** out, const SendParams& p) {
   Status s = pending_.empty() ? start_send(req) : Status::NoResource;
   if (s == Status::NoResource) {
+    req->queued = true;
     pending_.push_back({req, 0, {}});
     worker_->schedule(this);
   } else if (req->done) {
@@ -467,7 +476,7 @@ void EndpointImpl::put_completion(tl::Completion* c, Status s) {
   RequestImpl* req = from_completion(c);
   --req->inflight;
   if (is_error(s)) req->xfer_status = s;
-  if (req->inflight == 0 && !req->done &&
+  if (req->inflight == 0 && !req->done && !req->queued &&
       req->ep->put_fragments(req) == Status::NoResource)
     req->ep->queue_request(req);
 }

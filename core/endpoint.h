@@ -99,6 +99,7 @@ class EndpointImpl final : public Endpoint {
   Status failed_ = Status::Ok;
   std::deque<PendingItem> pending_;         // sends and control messages, in order
   std::vector<RequestImpl*> pending_gets_;  // receives whose next rndv read met back-pressure
+  std::vector<RequestImpl*> running_gets_;
   RequestImpl* outstanding_ = nullptr;  // ep_next/ep_prev list
 };
 

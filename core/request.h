@@ -38,6 +38,7 @@ class RequestImpl final : public Request {
   Status status = Status::InProgress;
   bool done = false;
   bool released = false;  // user gave it back; free it on completion
+  bool queued = false;    // on its endpoint's pending list: only that entry resumes it
   uint32_t index = 0;
   uint32_t generation = 0;
   WorkerImpl* worker = nullptr;

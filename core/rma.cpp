@@ -117,6 +117,7 @@ Status EndpointImpl::rma_step(RequestImpl* req) {
     RequestImpl* r = from_completion(c);
     --r->inflight;
     if (is_error(s) && r->xfer_status == Status::Ok) r->xfer_status = s;
+    if (r->queued) return;  // its pending entry resumes it
     if (r->ep->rma_step(r) == Status::NoResource) r->ep->queue_request(r);
   };
   while (req->offset < req->length && req->xfer_status == Status::Ok) {

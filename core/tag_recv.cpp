@@ -307,7 +307,7 @@ void WorkerImpl::rndv_get_progress(RequestImpl* req) {
     RequestImpl* r = from_completion(c);
     --r->inflight;
     if (is_error(s)) r->xfer_status = s;
-    r->worker->rndv_get_progress(r);
+    if (!r->queued) r->worker->rndv_get_progress(r);
   };
   while (req->offset < req->put_length && req->xfer_status == Status::Ok) {
     size_t n = std::min(frag, req->put_length - req->offset);

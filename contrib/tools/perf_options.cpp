@@ -74,11 +74,12 @@ std::optional<TestKind> test_from_name(std::string_view name) noexcept {
   return std::nullopt;
 }
 
-bool test_supported(TestKind t) noexcept { return t != TestKind::PutBw && t != TestKind::GetBw; }
 
 bool is_bandwidth_test(TestKind t) noexcept {
   return t == TestKind::TagBw || t == TestKind::PutBw || t == TestKind::GetBw;
 }
+
+bool is_rma_test(TestKind t) noexcept { return t == TestKind::PutBw || t == TestKind::GetBw; }
 
 std::string usage_text() {
   return "usage:\n"
@@ -94,9 +95,12 @@ std::string usage_text() {
          "  -n ITERS         timed iterations per size (default 10000 up to 64k, then ~1 GiB\n"
          "                   per size, at least 100); messages for bandwidth tests\n"
          "  -w WARMUP        untimed iterations before them (default max(100, ITERS/10))\n"
-         "  --window W       bandwidth tests: sends in flight per window, then one ack (32)\n"
+         "  --window W       bandwidth tests: operations in flight per window (32); tag_bw\n"
+         "                   then waits for one ack, put_bw for a flush\n"
          "  --check          fill every message with a pattern and verify it on receipt;\n"
-         "                   exit 3 on a mismatch (timings then include the checks)\n"
+         "                   exit 3 on a mismatch (timings then include the checks);\n"
+         "                   put_bw: the server verifies one last put; get_bw: the client\n"
+         "                   verifies every get (outside the timed windows)\n"
          "  --csv            one line per size: test,size,iters,lat_us_median,lat_us_p99,bw_MBps\n"
          "  --csv-header     also print that header line (implies --csv)\n"
          "  --cpu N          pin this process to CPU N\n"
@@ -105,7 +109,7 @@ std::string usage_text() {
          "  -v               print the transports and the endpoint's protocol table\n"
          "  -h, --help       this text\n"
          "Latency is one way (round trip / 2); MB = 2^20 bytes. Exit codes: 0 ok, 1 error,\n"
-         "2 test not supported by this build, 3 --check found corrupted data.\n";
+         "2 test not supported here (put/get: Unsupported), 3 --check found corrupted data.\n";
 }
 
 Options parse_options(int argc, char** argv) {

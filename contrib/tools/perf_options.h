@@ -13,8 +13,9 @@
 
 namespace torus::perf {
 
-// Exit codes: 0 success, 1 usage / connection / torus error, 2 test not supported by this
-// build, 3 --check found corrupted data.
+// Exit codes: 0 success, 1 usage / connection / torus error, 2 test not supported here (put
+// or get answered Unsupported: no transport to the peer can do it), 3 --check found
+// corrupted data.
 inline constexpr int kExitError = 1;
 inline constexpr int kExitUnsupported = 2;
 inline constexpr int kExitCheckFailed = 3;
@@ -30,9 +31,9 @@ struct Fatal {
 enum class TestKind { TagLat, TagBw, AmLat, PutBw, GetBw };
 const char* test_name(TestKind t) noexcept;
 std::optional<TestKind> test_from_name(std::string_view name) noexcept;
-// put_bw and get_bw need the RMA API, which the public API does not have yet.
-bool test_supported(TestKind t) noexcept;
 bool is_bandwidth_test(TestKind t) noexcept;
+// put_bw and get_bw: one-sided, the server only registers memory and progresses.
+bool is_rma_test(TestKind t) noexcept;
 
 struct Options {
   bool server = true;  // no HOST given

@@ -40,6 +40,9 @@ class BootstrapSocket final {
   // False once the peer closed the connection or it broke. Never blocks, never consumes data.
   bool peer_alive();
 
+  // The socket, for poll() next to other descriptors (never read it directly: messages
+  // are framed).
+  int native_fd() const noexcept { return fd_; }
   const std::string& peer_name() const noexcept { return peer_; }
 
  private:

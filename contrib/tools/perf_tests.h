@@ -1,12 +1,15 @@
 // torus_perf's tests: tag_lat, tag_bw and am_lat, each as a client side that measures and a
-// server side that answers, over one torus endpoint, with the bootstrap socket for start/end
-// handshakes and peer-death detection.
+// server side that answers, and put_bw and get_bw, where the server only registers memory and
+// progresses; all over one torus endpoint, with the bootstrap socket for start/end handshakes
+// and peer-death detection.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -58,6 +61,10 @@ class Session final {
   // am_lat: whether an active message of `size` payload bytes fits this endpoint (am_send
   // does not answer Unsupported). The probe goes to a handler that ignores it.
   bool am_size_supported(size_t size);
+  // put_bw/get_bw server: progresses the worker (spinning, then sleeping on its event fd and
+  // the socket together) until the client sends a bootstrap message; returns its text. The
+  // peer closing the socket throws Fatal; there is no timeout (a run may be long).
+  std::string serve_until_message(const char* what);
 
  private:
   void check_peer(const char* what, uint64_t iter);
@@ -84,6 +91,51 @@ struct SizeResult {
   double msg_rate = 0;               // messages per second (bandwidth tests)
 };
 
+// A page-aligned buffer (at least one byte), its pages touched up front.
+class PageBuffer final {
+ public:
+  explicit PageBuffer(size_t size);
+  std::byte* data() const noexcept { return p_.get(); }
+  std::span<std::byte> first(size_t n) const noexcept { return {p_.get(), n}; }
+
+ private:
+  struct Free {
+    void operator()(std::byte* p) const noexcept;
+  };
+  std::unique_ptr<std::byte, Free> p_;
+};
+
+// put_bw/get_bw, server side: a buffer of the largest size registered for kMemRead|kMemWrite,
+// deregistered (before the worker goes) on destruction.
+class RmaTarget final {
+ public:
+  RmaTarget(Worker& worker, size_t length);
+  ~RmaTarget();
+  RmaTarget(const RmaTarget&) = delete;
+  RmaTarget& operator=(const RmaTarget&) = delete;
+
+  std::span<std::byte> bytes() const noexcept { return buf_.first(length_); }
+  // Once per run, before the first size: "RMA <address> <length>", then the packed key.
+  void send_to(BootstrapSocket& sock) const;
+
+ private:
+  Worker& worker_;
+  size_t length_;
+  PageBuffer buf_;
+  MemHandle* handle_ = nullptr;
+};
+
+// What the client knows of the server's RmaTarget.
+struct RemoteBuffer {
+  uint64_t address = 0;
+  size_t length = 0;
+  std::vector<std::byte> rkey;
+  static RemoteBuffer receive(BootstrapSocket& sock, std::chrono::milliseconds timeout);
+};
+
+// get_bw --check: the server's buffer holds this pattern (from offset 0) for the whole run.
+uint64_t get_bw_seed() noexcept;
+
 // One size of one test. The caller has exchanged BEGIN and exchanges END afterwards. Client
 // side: waits for the server's READY, runs the warm-up and timed iterations, measures.
 // Server side: pre-posts what it can, sends READY, answers every iteration.
@@ -94,5 +146,14 @@ SizeResult client_am_lat(Session& s, const SizePlan& p, bool check, CheckState& 
 void server_tag_lat(Session& s, const SizePlan& p, bool check, CheckState& cs);
 void server_tag_bw(Session& s, const SizePlan& p, unsigned window, bool check, CheckState& cs);
 void server_am_lat(Session& s, const SizePlan& p, bool check, CheckState& cs);
+// put_bw/get_bw: the client issues windows of `window` puts (then a flush) or gets of p.size
+// bytes to the start of the server's buffer and waits for them; the server sends READY and
+// progresses until the client's "DONE", or, put_bw --check, "CHECK <message>" after a last
+// put of that message's pattern, which it then verifies in its buffer.
+SizeResult client_put_bw(Session& s, const SizePlan& p, unsigned window, bool check,
+                         const RemoteBuffer& rb, CheckState& cs);
+SizeResult client_get_bw(Session& s, const SizePlan& p, unsigned window, bool check,
+                         const RemoteBuffer& rb, CheckState& cs);
+void server_rma_bw(Session& s, const SizePlan& p, const RmaTarget& target, CheckState& cs);
 
 }  // namespace torus::perf

@@ -1,14 +1,19 @@
 // torus_perf: a two-process benchmark in the style of ucx_perftest.
 //   server: torus_perf -p PORT
-//   client: torus_perf HOST -p PORT -t tag_lat|tag_bw|am_lat -s 8,4k,4m [-n N] [--check]
+//   client: torus_perf HOST -p PORT -t tag_lat|tag_bw|am_lat|put_bw|get_bw -s 8,4k,4m [-n N]
+//           [--check]
 // The bootstrap is a plain TCP connection: the client sends the test parameters, both send
-// their torus worker addresses, then per size a BEGIN/READY/END handshake brackets the run.
+// their torus worker addresses (for put_bw/get_bw the server then sends its registered
+// buffer's address and packed key), then per size a BEGIN/READY/END handshake brackets the
+// run.
 #include <sched.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "contrib/tools/perf_options.h"
@@ -75,8 +80,11 @@ void print_header(const TestParams& p, const Options& o) {
     if (o.csv_header) std::printf("test,size,iters,lat_us_median,lat_us_p99,bw_MBps\n");
     return;
   }
-  std::printf("torus_perf %s to %s:%u%s%s\n", test_name(p.test), o.host.c_str(), o.port,
-              p.check ? ", data checked (timings include the checks)" : "",
+  const char* checked = "";
+  if (p.check)
+    checked = is_rma_test(p.test) ? ", data checked (outside the timed windows)"
+                                  : ", data checked (timings include the checks)";
+  std::printf("torus_perf %s to %s:%u%s%s\n", test_name(p.test), o.host.c_str(), o.port, checked,
               o.cpu >= 0 ? (", client on CPU " + std::to_string(o.cpu)).c_str() : "");
   if (is_bandwidth_test(p.test)) {
     std::printf("window %u; bandwidth in MB/s, MB = 2^20 bytes; per-message times in us\n",
@@ -134,17 +142,6 @@ void end_size(Session& s, const CheckState& cs, size_t size, bool is_server) {
 
 int run_client(const Options& o) {
   TestParams params = make_params(o);
-  if (!test_supported(params.test)) {
-    std::printf("test %s: not supported by this build (needs the RMA API)\n",
-                test_name(params.test));
-    // Tell a waiting server, so that it exits too; no server is no error here.
-    try {
-      BootstrapSocket sock = BootstrapSocket::connect_to(o.host, o.port, std::chrono::seconds(1));
-      sock.send_text(encode_params(params));
-    } catch (const Fatal&) {
-    }
-    return kExitUnsupported;
-  }
   Torus t = open_torus(o.verbose);
   BootstrapSocket sock = BootstrapSocket::connect_to(o.host, o.port, kConnectTimeout);
   sock.send_text(encode_params(params));
@@ -155,6 +152,8 @@ int run_client(const Options& o) {
   std::vector<std::byte> theirs = sock.recv_msg(o.timeout);
   Endpoint& ep = connect_peer(*t.worker, theirs, o.verbose);
   Session s(*t.worker, ep, sock, o.timeout);
+  RemoteBuffer rb;
+  if (is_rma_test(params.test)) rb = RemoteBuffer::receive(sock, o.timeout);
 
   print_header(params, o);
   for (size_t i = 0; i < params.sizes.size(); ++i) {
@@ -176,7 +175,8 @@ int run_client(const Options& o) {
       case TestKind::TagLat: r = client_tag_lat(s, p, params.check, cs); break;
       case TestKind::TagBw: r = client_tag_bw(s, p, params.window, params.check, cs); break;
       case TestKind::AmLat: r = client_am_lat(s, p, params.check, cs); break;
-      default: fail("internal: unsupported test");
+      case TestKind::PutBw: r = client_put_bw(s, p, params.window, params.check, rb, cs); break;
+      case TestKind::GetBw: r = client_get_bw(s, p, params.window, params.check, rb, cs); break;
     }
     end_size(s, cs, p.size, false);
     print_result(params, o, r);
@@ -190,16 +190,22 @@ int run_server(const Options& o) {
   Torus t = open_torus(o.verbose);
   BootstrapSocket sock = BootstrapSocket::accept_one(o.port, o.accept_timeout, true);
   TestParams params = decode_params(sock.recv_text(o.timeout));
-  if (!test_supported(params.test)) {
-    std::printf("test %s: not supported by this build (needs the RMA API)\n",
-                test_name(params.test));
-    return kExitUnsupported;
-  }
   sock.send_text("OK");
   std::vector<std::byte> theirs = sock.recv_msg(o.timeout);
   sock.send_msg(t.worker->address());
   Endpoint& ep = connect_peer(*t.worker, theirs, o.verbose);
   Session s(*t.worker, ep, sock, o.timeout);
+  // put_bw/get_bw: one buffer of the largest size for the whole run; get_bw --check fills it
+  // once with the pattern every get of the client verifies.
+  std::optional<RmaTarget> target;
+  if (is_rma_test(params.test)) {
+    size_t largest = 0;
+    for (const SizePlan& p : params.sizes) largest = std::max(largest, p.size);
+    target.emplace(*t.worker, largest);
+    if (params.check && params.test == TestKind::GetBw)
+      fill_pattern(target->bytes(), get_bw_seed());
+    target->send_to(sock);
+  }
   std::printf("torus_perf server: client %s, test %s, %s, %zu size(s)\n",
               sock.peer_name().c_str(), test_name(params.test),
               params.check ? "data checked" : "data not checked", params.sizes.size());
@@ -217,7 +223,8 @@ int run_server(const Options& o) {
       case TestKind::TagLat: server_tag_lat(s, p, params.check, cs); break;
       case TestKind::TagBw: server_tag_bw(s, p, params.window, params.check, cs); break;
       case TestKind::AmLat: server_am_lat(s, p, params.check, cs); break;
-      default: fail("internal: unsupported test");
+      case TestKind::PutBw:
+      case TestKind::GetBw: server_rma_bw(s, p, *target, cs); break;
     }
     end_size(s, cs, p.size, true);
   }
