@@ -3,6 +3,8 @@
 // naming, unlinking and cleanup of a crashed job's leftovers.
 #include <doctest/doctest.h>
 
+#include <sched.h>
+
 #include <cstring>
 #include <string>
 #include <vector>
@@ -75,6 +77,7 @@ TEST_CASE("shm fifo: three producer processes into one small ring, every message
   constexpr uint32_t kProducers = 3;
   constexpr uint32_t kMessages = 3000;
   const std::string job = unique_job("fifo");
+  const JobGuard guard{job};
   Pipe to_child[kProducers], from_child[kProducers];
   pid_t pids[kProducers];
   for (uint32_t i = 0; i < kProducers; ++i) {
@@ -142,6 +145,7 @@ TEST_CASE("shm fifo: three producer processes into one small ring, every message
 
 TEST_CASE("shm fifo: a full ring answers NoResource, recovers, and wakes a sleeping consumer") {
   const std::string job = unique_job("full");
+  const JobGuard guard{job};
   auto cfg = load_config({"TORUS_SHM_FIFO_SIZE=4"});
   REQUIRE(cfg);
   auto rx = open_iface(job, 1, -1, cfg.get());
@@ -184,6 +188,7 @@ TEST_CASE("shm fifo: a full ring answers NoResource, recovers, and wakes a sleep
 
 TEST_CASE("shm fifo: a malformed cell drops its sender and the receiver keeps running") {
   const std::string job = unique_job("bad");
+  const JobGuard guard{job};
   Pipe to_child, from_child;
   const pid_t pid = spawn([&]() -> int {
     const auto deadline = deadline_in(30);
@@ -240,8 +245,11 @@ TEST_CASE("shm fifo: a malformed cell drops its sender and the receiver keeps ru
 
 TEST_CASE("shm segment: names, unlinking once every expected peer attached, crash leftovers") {
   const std::string job = unique_job("seg");
+  const JobGuard guard{job};
   const std::string part = shm::job_name_part(job);
-  auto exists = [](const std::string& name) { return ::access(("/dev/shm" + name).c_str(), F_OK) == 0; };
+  auto exists = [](const std::string& name) {
+    return ::access(("/dev/shm" + name).c_str(), F_OK) == 0;
+  };
   const std::string name0 = "/torus-" + part + "-0123456789abcdef-0";
   const std::string name1 = "/torus-" + part + "-0123456789abcdef-1";
 
@@ -282,10 +290,22 @@ TEST_CASE("shm segment: names, unlinking once every expected peer attached, cras
     CHECK(late.status() == Status::Unreachable);
     CHECK(late.error().message.find("expected_local_peers") != std::string::npos);
   }
-  SUBCASE("expected_local_peers = 0: never visible") {
+  SUBCASE("expected_local_peers = 0: never visible; the freed name is not taken twice") {
     auto a = open_iface(job, 0x0123456789abcdefull, 0);
     REQUIRE(a);
     CHECK(!exists(name0));
+    // -0 is free in /dev/shm but a's wake-up socket still holds its name: b takes -1.
+    auto b = open_iface(job, 0x0123456789abcdefull, -1);
+    REQUIRE(b);
+    CHECK(exists(name1));
+    auto ep = a->connect(b->address());
+    REQUIRE(ep);
+    int got = 0;
+    b->set_am_handler(2, [](void* arg, const void*, size_t) { ++*static_cast<int*>(arg); }, &got);
+    CHECK((*ep)->am_short(2, {}, {}) == Status::Ok);
+    CHECK(b->progress() == 1);
+    CHECK(got == 1);
+    CHECK(b->connect(a->address()).status() == Status::Unreachable);  // nobody may attach a
   }
   SUBCASE("a crashed job's segments are removed by remove_job_segments") {
     const pid_t pid = spawn([&]() -> int {
@@ -322,7 +342,7 @@ TEST_CASE("shm segment: configuration is validated with the variable's name") {
   CHECK(leftovers(unique_job("cfg")).empty());
 }
 
-TEST_CASE("shm segment: reachability compares host, IPC and network namespace") {
+TEST_CASE("shm segment: reachability compares host, IPC, network and PID namespace") {
   auto a = open_iface(unique_job("reach"), 1, -1);
   REQUIRE(a);
   std::string why;
@@ -339,6 +359,8 @@ TEST_CASE("shm segment: reachability compares host, IPC and network namespace") 
   CHECK(why.find("IPC namespace") != std::string::npos);
   CHECK(!a->is_reachable(tamper(offsetof(shm::AddressHeader, net_ns)), &why));
   CHECK(why.find("network namespace") != std::string::npos);
+  CHECK(!a->is_reachable(tamper(offsetof(shm::AddressHeader, pid_ns)), &why));
+  CHECK(why.find("PID namespace") != std::string::npos);
   CHECK(!a->is_reachable(std::span(addr).first(10), &why));
   CHECK(a->connect(std::span(addr).first(10)).status() == Status::Unreachable);
   const tl::IfaceAttr& at = a->attributes();
@@ -348,4 +370,32 @@ TEST_CASE("shm segment: reachability compares host, IPC and network namespace") 
   CHECK(at.limits.max_bcopy == 8192);
   CHECK(at.reach == tl::Reach::SameHost);
   CHECK(at.rkey_size == sizeof(shm::PackedRkey));
+}
+
+TEST_CASE("shm segment: a peer in another network namespace is unreachable, and says why") {
+  const std::string job = unique_job("netns");
+  const JobGuard guard{job};
+  Pipe out;
+  const pid_t pid = spawn([&]() -> int {
+    if (::unshare(CLONE_NEWNET) != 0) return 2;  // not privileged: nothing to test
+    auto iface = open_iface(job, 0x31, -1);
+    if (!iface) return 10;
+    return send_blob(out.wr, iface->address()) ? 0 : 11;
+  });
+  REQUIRE(pid > 0);
+  const int rc = reap(pid, deadline_in(30));
+  if (rc == 2) {
+    MESSAGE("unshare(CLONE_NEWNET) refused here: skipped");
+    return;
+  }
+  REQUIRE(rc == 0);
+  auto addr = recv_blob(out.rd, deadline_in(10));
+  REQUIRE(addr);
+  auto local = open_iface(job, 0x32, -1);
+  REQUIRE(local);
+  std::string why;
+  CHECK(!local->is_reachable(*addr, &why));
+  CHECK(why.find("network namespace") != std::string::npos);
+  auto ep = local->connect(*addr);
+  CHECK(ep.status() == Status::Unreachable);
 }

@@ -41,7 +41,9 @@ Status finish(Status started, Done& done, std::initializer_list<tl::Iface*> ifac
   return done.count == 1 ? done.status : Status::Timeout;
 }
 
-std::byte pattern(size_t i, unsigned salt) { return static_cast<std::byte>((i * 13 + salt) & 0xff); }
+std::byte pattern(size_t i, unsigned salt) {
+  return static_cast<std::byte>((i * 13 + salt) & 0xff);
+}
 
 std::vector<std::byte> packed_key(const tl::MemRegion& mr, size_t size) {
   std::vector<std::byte> key(size);
@@ -76,8 +78,8 @@ int target_main(const std::string& job, const std::string& cma, int out_fd, size
   auto mr = iface->mem_register(buf.data(), buf.size(), tl::kAccessRead | tl::kAccessWrite);
   if (!mr) return 32;
   bool done = false;
-  iface->set_am_handler(kDoneAm, [](void* arg, const void*, size_t) { *static_cast<bool*>(arg) = true; },
-                        &done);
+  iface->set_am_handler(
+      kDoneAm, [](void* arg, const void*, size_t) { *static_cast<bool*>(arg) = true; }, &done);
   const TargetInfo info{reinterpret_cast<uint64_t>(buf.data()), length};
   if (!send_blob(out_fd, iface->address()) ||
       !send_blob(out_fd, packed_key(**mr, iface->attributes().rkey_size)) ||
@@ -168,6 +170,7 @@ TEST_CASE("shm rma: a key that is forged, stale, out of range or lacks the right
   for (const char* mode : {"auto", "n"}) {
     CAPTURE(mode);
     const std::string job = unique_job("rkey");
+    const JobGuard guard{job};
     auto cfg = load_config({std::string("TORUS_SHM_CMA=") + mode});
     REQUIRE(cfg);
     auto target = open_iface(job, 1, -1, cfg.get());
@@ -189,7 +192,8 @@ TEST_CASE("shm rma: a key that is forged, stale, out of range or lacks the right
     const std::vector<std::byte> untouched = local;
     auto get = [&](uint64_t addr, std::span<const std::byte> k, size_t n = 256) {
       Done d;
-      return finish(e.get_zcopy(std::span(local).first(n), addr, k, &d), d, {init.get(), target.get()});
+      return finish(e.get_zcopy(std::span(local).first(n), addr, k, &d), d,
+                    {init.get(), target.get()});
     };
 
     CHECK(get(base + 10, key) == Status::Ok);
@@ -220,6 +224,7 @@ TEST_CASE("shm rma: a key that is forged, stale, out of range or lacks the right
 
 TEST_CASE("shm rma: the bounce target checks the key again before touching memory") {
   const std::string job = unique_job("tcheck");
+  const JobGuard guard{job};
   auto cfg = load_config({"TORUS_SHM_CMA=n"});
   auto target = open_iface(job, 1, -1, cfg.get());
   auto init = open_iface(job, 2, -1, cfg.get());
@@ -253,6 +258,7 @@ TEST_CASE("shm rma: get and put between two processes, by CMA and by bounce") {
   for (const char* mode : {"y", "n"}) {
     CAPTURE(mode);
     const std::string job = unique_job("xrma");
+    const JobGuard guard{job};
     Pipe info;
     const pid_t pid = spawn([&]() {
       return target_main(job, mode, info.wr, kTargetLen, kPutOff, kPutLen, false);
@@ -274,6 +280,7 @@ TEST_CASE("shm rma: get and put between two processes, by CMA and by bounce") {
 
 TEST_CASE("shm rma: auto mode falls back to bounce when the kernel refuses CMA") {
   const std::string job = unique_job("eperm");
+  const JobGuard guard{job};
   Pipe info;
   const pid_t target = spawn([&]() {
     return target_main(job, "auto", info.wr, kTargetLen, kPutOff, kPutLen, true);
@@ -292,7 +299,7 @@ TEST_CASE("shm rma: auto mode falls back to bounce when the kernel refuses CMA")
   });
   REQUIRE(initiator > 0);
   const int rc = reap(initiator, deadline_in(90));
-  if (rc == 53) MESSAGE("CMA was allowed here despite the dropped capability: fallback not exercised");
+  if (rc == 53) MESSAGE("CMA was allowed despite the dropped capability: fallback not exercised");
   CHECK((rc == 0 || rc == 53));
   CHECK(reap(target, deadline_in(30)) == 0);
   CHECK(leftovers(job).empty());
@@ -301,6 +308,7 @@ TEST_CASE("shm rma: auto mode falls back to bounce when the kernel refuses CMA")
 TEST_CASE("shm rma: a peer that dies fails in-flight operations, wakes the sleeper, calls the "
           "error handler once") {
   const std::string job = unique_job("death");
+  const JobGuard guard{job};
   Pipe info, go;
   const pid_t pid = spawn([&]() -> int {
     auto cfg = load_config({"TORUS_SHM_CMA=n"});

@@ -68,7 +68,7 @@ Status ShmEndpoint::rma(bool is_get, std::byte* local, size_t length, uint64_t r
                         std::span<const std::byte> rkey, tl::Completion* comp) {
   if (failed_ != Status::Ok) return failed_;
   PackedRkey key;
-  if (unpack_rkey(rkey, &key) != Status::Ok) return Status::InvalidParam;
+  if (const Status u = unpack_rkey(rkey, &key); u != Status::Ok) return u;
   const uint32_t right = is_get ? tl::kAccessRead : tl::kAccessWrite;
   // Checked here for both paths, so a refused key moves no byte even by bounce; the target
   // checks again against its private table before it touches memory.

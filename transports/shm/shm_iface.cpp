@@ -103,27 +103,44 @@ Result<std::unique_ptr<ShmIface>> ShmIface::open(const tl::IfaceParams& params,
                           "- " + std::to_string(kBounceDataOffset) + " bytes)");
   auto host = host_identity();
   if (!host) return host.error();
-  auto seg = Segment::create(job_name_part(params.job_id), params.worker_uid, *geo,
-                             params.expected_local_peers);
-  if (!seg) return seg.error();
-
-  Parts parts{settings, *host, std::move(*seg), Fd{}, Fd{}};
-  parts.wake_fd = Fd(::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (parts.wake_fd.get() < 0)
-    return make_error(Status::IoError, std::string("socket(AF_UNIX): ") + std::strerror(errno));
-  sockaddr_un sa{};
-  const socklen_t sa_len = wake_address(parts.segment->name(), &sa);
-  if (::bind(parts.wake_fd.get(), reinterpret_cast<const sockaddr*>(&sa), sa_len) != 0)
-    return make_error(Status::IoError, "bind(@torus-" + parts.segment->name() +
-                                           "): " + std::strerror(errno));
+  Parts parts{settings, *host, nullptr, Fd{}, Fd{}};
+  // Our own segment must not outlive a failed open.
+  auto fail = [&parts](Error e) -> Error {
+    if (parts.segment != nullptr) parts.segment->unlink_name();
+    return e;
+  };
   parts.epoll_fd = Fd(::epoll_create1(EPOLL_CLOEXEC));
   if (parts.epoll_fd.get() < 0)
     return make_error(Status::IoError, std::string("epoll_create1: ") + std::strerror(errno));
+  // A name unlinked early (every expected peer attached) may be taken again by a later iface
+  // of this worker while the first still holds the socket of that name: try the next one.
+  for (unsigned first_n = 0; parts.wake_fd.get() < 0;) {
+    auto seg = Segment::create(job_name_part(params.job_id), params.worker_uid, *geo,
+                               params.expected_local_peers, first_n);
+    if (!seg) return seg.error();
+    parts.segment = std::move(*seg);
+    Fd sock(::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    if (sock.get() < 0)
+      return fail(make_error(Status::IoError,
+                             std::string("socket(AF_UNIX): ") + std::strerror(errno)));
+    sockaddr_un sa{};
+    const socklen_t sa_len = wake_address(parts.segment->name(), &sa);
+    if (::bind(sock.get(), reinterpret_cast<const sockaddr*>(&sa), sa_len) == 0) {
+      parts.wake_fd = std::move(sock);
+    } else if (errno == EADDRINUSE && first_n < 64) {
+      first_n = parts.segment->index() + 1;
+      parts.segment->unlink_name();
+      parts.segment.reset();
+    } else {
+      return fail(make_error(Status::IoError, "bind(@torus-" + parts.segment->name() +
+                                                  "): " + std::strerror(errno)));
+    }
+  }
   epoll_event ev{};
   ev.events = EPOLLIN;
-  ev.data.ptr = nullptr;  // nullptr: the wake socket; otherwise a Peer (its pidfd)
+  ev.data.ptr = nullptr;  // the wake socket; &timer_fd_ is the timer, anything else a Peer
   if (::epoll_ctl(parts.epoll_fd.get(), EPOLL_CTL_ADD, parts.wake_fd.get(), &ev) != 0)
-    return make_error(Status::IoError, std::string("epoll_ctl: ") + std::strerror(errno));
+    return fail(make_error(Status::IoError, std::string("epoll_ctl: ") + std::strerror(errno)));
   return std::make_unique<ShmIface>(std::move(parts));
 }
 
@@ -148,6 +165,7 @@ ShmIface::ShmIface(Parts parts)
   h.boot_id = host_.boot_id;
   h.ipc_ns = host_.ipc_ns;
   h.net_ns = host_.net_ns;
+  h.pid_ns = host_.pid_ns;
   address_.resize(sizeof(h) + h.name_len);
   std::memcpy(address_.data(), &h, sizeof(h));
   std::memcpy(address_.data() + sizeof(h), segment_->name().data(), h.name_len);
@@ -169,6 +187,8 @@ bool ShmIface::is_reachable(std::span<const std::byte> peer_address, std::string
     reason = "shm: peer is in another IPC namespace";
   else if (pa.header.net_ns != host_.net_ns)
     reason = "shm: peer is in another network namespace (wake-up sockets are per namespace)";
+  else if (pa.header.pid_ns != host_.pid_ns)
+    reason = "shm: peer is in another PID namespace (its pid would name another process here)";
   if (reason != nullptr && why != nullptr) *why = reason;
   return reason == nullptr;
 }
@@ -234,8 +254,9 @@ unsigned ShmIface::progress() {
 
 Status ShmIface::arm() {
   if (bounce_.busy() || !done_.empty() || !errors_.empty()) return Status::NoResource;
+  if (!reader_.arm()) return Status::NoResource;
   armed_ = true;
-  return reader_.arm() ? Status::Ok : Status::NoResource;
+  return Status::Ok;
 }
 
 unsigned ShmIface::poll_fifo() {

@@ -33,10 +33,9 @@ socklen_t wake_address(const std::string& segment_name, sockaddr_un* out) noexce
   *out = sockaddr_un{};
   out->sun_family = AF_UNIX;
   // Abstract namespace: a leading NUL, no file to clean up, gone with the socket.
-  static constexpr char kPrefix[] = "torus-";
-  const size_t room = sizeof(out->sun_path) - 1;
-  size_t len = std::min(room, sizeof(kPrefix) - 1 + segment_name.size());
-  std::string full = kPrefix + segment_name;
+  // Names fit (kMaxNameLen); min() only guards the buffer.
+  const std::string full = "torus-" + segment_name;
+  const size_t len = std::min(sizeof(out->sun_path) - 1, full.size());
   std::memcpy(out->sun_path + 1, full.data(), len);
   return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + len);
 }

@@ -26,7 +26,7 @@ Result<uint64_t> random_secret() {
 Status unpack_rkey(std::span<const std::byte> packed, PackedRkey* out) noexcept {
   if (packed.size() != sizeof(PackedRkey)) return Status::InvalidParam;
   std::memcpy(out, packed.data(), sizeof(PackedRkey));
-  return out->magic == kRkeyMagic ? Status::Ok : Status::InvalidParam;
+  return out->magic == kRkeyMagic ? Status::Ok : Status::AccessDenied;
 }
 
 Status check_remote_rkey(const RegionSlot* table, uint32_t slots, const PackedRkey& key,

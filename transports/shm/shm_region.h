@@ -11,7 +11,8 @@
 
 namespace torus::shm {
 
-// Unpacks a remote key; InvalidParam when it has the wrong size or magic (not one of ours).
+// Unpacks a remote key: InvalidParam for the wrong size (local misuse), AccessDenied when it
+// is not one of ours (bad magic: forged or corrupted).
 Status unpack_rkey(std::span<const std::byte> packed, PackedRkey* out) noexcept;
 
 // True when [addr, addr + len) lies inside [base, base + base_len), without overflow.

@@ -99,14 +99,21 @@ Result<HostIdentity> host_identity() {
   if (!ipc) return ipc.error();
   auto net = ns_inode("/proc/self/ns/net");
   if (!net) return net.error();
+  auto pid = ns_inode("/proc/self/ns/pid");
+  if (!pid) return pid.error();
   id.ipc_ns = *ipc;
   id.net_ns = *net;
+  id.pid_ns = *pid;
   return id;
 }
 
 std::string job_name_part(std::string_view job_id) {
-  if (job_id.empty()) return "p" + std::to_string(::getpid());
   std::string out;
+  if (job_id.empty()) {
+    out = std::to_string(::getpid());
+    out.insert(out.begin(), 'p');  // not "p" + s: g++ 12 -O3 warns falsely (-Wrestrict)
+    return out;
+  }
   for (char c : job_id.substr(0, kMaxJobLen))
     out += (is_name_char(c) && c != '-') ? c : '_';
   return out;
@@ -127,14 +134,16 @@ bool is_valid_segment_name(std::string_view name) noexcept {
 
 Result<std::unique_ptr<Segment>> Segment::create(std::string_view job_part,
                                                  uint64_t worker_uid, const Geometry& geo,
-                                                 int expected_peers) {
+                                                 int expected_peers, unsigned first_n) {
   std::string name;
   int fd = -1;
+  unsigned n = first_n;
   // n only disambiguates several ifaces of one worker; O_EXCL makes the choice race-free.
-  for (unsigned n = 0; n < 4096 && fd < 0; ++n) {
+  for (; n < first_n + 4096; ++n) {
     name = segment_name(job_part, worker_uid, n);
     fd = ::shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0 && errno != EEXIST)
+    if (fd >= 0) break;
+    if (errno != EEXIST)
       return make_error(Status::IoError, errno_text("shm_open", name, errno) +
                                              " (is /dev/shm mounted and writable?)");
   }
@@ -162,7 +171,7 @@ Result<std::unique_ptr<Segment>> Segment::create(std::string_view job_part,
   hdr->region_slots = geo.region_slots;
   hdr->expected_peers = expected_peers;
   hdr->total_size = geo.total_size;
-  auto seg = std::make_unique<Segment>(Mapping{name, static_cast<std::byte*>(base), geo});
+  auto seg = std::make_unique<Segment>(Mapping{name, static_cast<std::byte*>(base), geo, n});
   fifo_init(hdr, seg->cells(), geo.fifo_size);
   std::atomic_thread_fence(std::memory_order_release);
   hdr->magic = kMagic;
@@ -210,7 +219,7 @@ Result<std::unique_ptr<Segment>> Segment::attach(const std::string& name, pid_t 
   const int err = errno;
   ::close(fd);
   if (base == MAP_FAILED) return make_error(Status::NoMemory, errno_text("mmap", name, err));
-  return std::make_unique<Segment>(Mapping{name, static_cast<std::byte*>(base), *geo});
+  return std::make_unique<Segment>(Mapping{name, static_cast<std::byte*>(base), *geo, 0});
 }
 
 Segment::~Segment() {
@@ -233,7 +242,8 @@ size_t remove_segments_of_job(std::string_view job_id) {
     std::string_view entry(e->d_name);
     if (entry.substr(0, prefix.size()) != prefix) continue;
     if (!is_uid_and_index(entry.substr(prefix.size()))) continue;
-    const std::string name = "/" + std::string(entry);
+    std::string name(entry);
+    name.insert(name.begin(), '/');
     if (::shm_unlink(name.c_str()) == 0) ++removed;
   }
   ::closedir(dir);

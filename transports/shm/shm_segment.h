@@ -34,6 +34,7 @@ struct HostIdentity {
   uint64_t boot_id = 0;
   uint64_t ipc_ns = 0;
   uint64_t net_ns = 0;
+  uint64_t pid_ns = 0;
 };
 Result<HostIdentity> host_identity();
 
@@ -47,10 +48,11 @@ bool is_valid_segment_name(std::string_view name) noexcept;
 
 class Segment final {
  public:
-  // Owner: creates "/torus-<job>-<uid>-<n>" for the first free n (O_CREAT|O_EXCL, 0600),
-  // sizes, maps and formats it.
+  // Owner: creates "/torus-<job>-<uid>-<n>" for the first free n >= first_n (O_CREAT|O_EXCL,
+  // 0600), sizes, maps and formats it.
   static Result<std::unique_ptr<Segment>> create(std::string_view job_part, uint64_t worker_uid,
-                                                 const Geometry& geo, int expected_peers);
+                                                 const Geometry& geo, int expected_peers,
+                                                 unsigned first_n = 0);
   // Peer: maps an existing segment after checking magic, version, owner pid and geometry.
   static Result<std::unique_ptr<Segment>> attach(const std::string& name, pid_t owner_pid);
 
@@ -58,6 +60,7 @@ class Segment final {
     std::string name;
     std::byte* base = nullptr;
     Geometry geo;
+    unsigned index = 0;  // the <n> of the name
   };
   explicit Segment(Mapping m) noexcept : m_(std::move(m)) {}
   ~Segment();
@@ -65,6 +68,7 @@ class Segment final {
   Segment& operator=(const Segment&) = delete;
 
   const std::string& name() const noexcept { return m_.name; }
+  unsigned index() const noexcept { return m_.index; }
   const Geometry& geometry() const noexcept { return m_.geo; }
   SegmentHeader* header() const noexcept { return reinterpret_cast<SegmentHeader*>(m_.base); }
   Cell* cells() const noexcept { return reinterpret_cast<Cell*>(m_.base + m_.geo.cells_offset); }

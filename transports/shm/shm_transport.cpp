@@ -52,7 +52,8 @@ Result<Settings> read_settings(const config::Config* cfg) {
       s.cma = CmaMode::Auto;
     else
       return make_error(Status::InvalidParam,
-                        "TORUS_SHM_CMA=\"" + std::string(v) + "\" is invalid: accepted values are auto|y|n");
+                        "TORUS_SHM_CMA=\"" + std::string(v) +
+                            "\" is invalid: accepted values are auto|y|n");
   }
   return s;
 }

@@ -107,8 +107,9 @@ struct AddressHeader {
   uint64_t boot_id;  // hash of /proc/sys/kernel/random/boot_id
   uint64_t ipc_ns;   // inode of /proc/self/ns/ipc
   uint64_t net_ns;   // inode of /proc/self/ns/net (abstract sockets live there)
+  uint64_t pid_ns;   // inode of /proc/self/ns/pid (pids, pidfds and CMA name processes)
 };
-static_assert(sizeof(AddressHeader) == 40);
+static_assert(sizeof(AddressHeader) == 48);
 
 // ---- bounce protocol (CMA unavailable) ----------------------------------------------------
 // Internal messages always travel in a cell's segment: an InternalHeader, then data from
