@@ -56,7 +56,8 @@ constexpr VarDecl kVars[] = {
      .doc = "bytes of each FIFO cell's eager segment; larger eager messages are fragmented"},
     {.name = "TORUS_SHM_BOUNCE_SIZE", .type = Type::Size, .default_value = "256k",
      .unit = "bytes",
-     .doc = "chunk size of the pipelined bounce-buffer copy used when CMA is refused"},
+     .doc = "bytes of bounce-buffer get/put each endpoint may have unanswered when CMA is "
+            "refused (the pipeline depth of the fallback copy)"},
 };
 
 }  // namespace

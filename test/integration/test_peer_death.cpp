@@ -112,3 +112,45 @@ TEST_CASE("sender killed before the receiver reads") {
   CHECK(count_segments(prefix) == 0);
   unsetenv("TORUS_JOB_ID");
 }
+
+TEST_CASE("messages already sent survive their sender's exit") {
+  std::string prefix = set_job_id("kx");
+  // Multi-fragment eager messages that fit the receive ring together: all are in flight when
+  // the sender exits.
+  constexpr int kN = 60;
+  constexpr size_t kSize = 20000;
+  auto parent = [](Peer& p) {
+    (void)p.recv_u64();
+    std::this_thread::sleep_for(100ms);  // the sender has exited by now
+    for (int i = 0; i < kN; ++i) {
+      std::vector<std::byte> buf(kSize);
+      Request* req = nullptr;
+      if (p.worker->tag_recv(buf.data(), buf.size(), 500 + i, kTagMaskFull, &req) !=
+          Status::InProgress)
+        return 1;
+      Status s = p.wait(req, 10s);
+      req->release();
+      if (s != Status::Ok) {
+        std::fprintf(stderr, "message %d after the sender exited: %s\n", i, status_string(s));
+        return 2;
+      }
+      if (check_pattern(buf.data(), buf.size(), i) != SIZE_MAX) return 3;
+    }
+    return 0;
+  };
+  auto child = [](Peer& p) {
+    std::vector<std::byte> buf(kSize);
+    for (int i = 0; i < kN; ++i) {
+      fill_pattern(buf.data(), buf.size(), i);
+      Request* req = nullptr;
+      Status s = p.ep->tag_send(buf.data(), buf.size(), 500 + i, &req);
+      if (s == Status::InProgress) s = p.wait(req);
+      if (s != Status::Ok) return 1;
+    }
+    p.send_u64(1);
+    _exit(0);  // no goodbye: the receiver learns of the exit from the transport
+  };
+  CHECK(run_pair(parent, child) == "");
+  CHECK(count_segments(prefix) == 0);
+  unsetenv("TORUS_JOB_ID");
+}

@@ -337,6 +337,11 @@ unsigned ShmIface::run_deferred() {
       comp->func(comp, status);
       ++n;
     }
+    // A dead peer's last messages may still sit in our ring: deliver them before its
+    // failure, so data it sent before exiting is never lost. Live peers could keep the ring
+    // busy forever, hence the bound.
+    if (reader_.peek() != nullptr && ++error_delay_ < kMaxErrorDelay) break;
+    error_delay_ = 0;
     std::vector<std::pair<ShmEndpoint*, Status>> errors;
     errors.swap(errors_);
     for (auto& [ep, status] : errors) {

@@ -126,6 +126,8 @@ class ShmIface final : public tl::Iface {
 
   bool armed_ = false;       // arm() ran: the next progress() looks at the socket and pidfds
   uint32_t ticks_ = 0;       // progress calls, to look at pidfds about every millisecond
+  unsigned error_delay_ = 0;  // progress calls an endpoint failure waited for the ring
+  static constexpr unsigned kMaxErrorDelay = 1024;
   int64_t last_check_ns_ = 0;
   uint32_t warned_ids_ = 0;  // AM ids already reported as having no handler
 };
