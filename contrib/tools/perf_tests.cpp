@@ -296,6 +296,21 @@ void server_tag_lat(Session& s, const SizePlan& p, bool check, CheckState& cs) {
 
 // ---- tag_bw ----
 
+// Result of a windowed bandwidth test (tag_bw, put_bw, get_bw) from its timed windows.
+SizeResult window_result(const SizePlan& p, std::vector<double> per_msg_us,
+                         std::vector<double> window_MBps, uint64_t total_msgs, double total_us) {
+  SizeResult r;
+  r.size = p.size;
+  r.iters = p.iters;
+  r.lat = summarize(std::move(per_msg_us));
+  r.bw_window_median_MBps = summarize(std::move(window_MBps)).median;
+  if (total_us > 0) {
+    r.bw_MBps = static_cast<double>(total_msgs) * p.size / (total_us * 1e-6) / kMB;
+    r.msg_rate = static_cast<double>(total_msgs) / (total_us * 1e-6);
+  }
+  return r;
+}
+
 SizeResult client_tag_bw(Session& s, const SizePlan& p, unsigned window, bool check,
                          CheckState& cs) {
   (void)cs;  // the server checks the data; acks carry none
@@ -335,16 +350,7 @@ SizeResult client_tag_bw(Session& s, const SizePlan& p, unsigned window, bool ch
       window_MBps.push_back(us > 0 ? static_cast<double>(c) * p.size / (us * 1e-6) / kMB : 0);
     }
   }
-  SizeResult r;
-  r.size = p.size;
-  r.iters = p.iters;
-  r.lat = summarize(std::move(per_msg_us));
-  r.bw_window_median_MBps = summarize(std::move(window_MBps)).median;
-  if (total_us > 0) {
-    r.bw_MBps = static_cast<double>(total_msgs) * p.size / (total_us * 1e-6) / kMB;
-    r.msg_rate = static_cast<double>(total_msgs) / (total_us * 1e-6);
-  }
-  return r;
+  return window_result(p, std::move(per_msg_us), std::move(window_MBps), total_msgs, total_us);
 }
 
 void server_tag_bw(Session& s, const SizePlan& p, unsigned window, bool check, CheckState& cs) {
@@ -557,16 +563,7 @@ SizeResult client_rma_bw(Session& s, const SizePlan& p, unsigned window, bool ch
   } else {
     s.sock().send_text("DONE");
   }
-  SizeResult r;
-  r.size = p.size;
-  r.iters = p.iters;
-  r.lat = summarize(std::move(per_msg_us));
-  r.bw_window_median_MBps = summarize(std::move(window_MBps)).median;
-  if (total_us > 0) {
-    r.bw_MBps = static_cast<double>(total_msgs) * p.size / (total_us * 1e-6) / kMB;
-    r.msg_rate = static_cast<double>(total_msgs) / (total_us * 1e-6);
-  }
-  return r;
+  return window_result(p, std::move(per_msg_us), std::move(window_MBps), total_msgs, total_us);
 }
 
 }  // namespace
