@@ -29,7 +29,7 @@ struct SelectorConfig {
   uint64_t rndv_thresh = UINT64_MAX - 1;  // config::kSizeAuto: from the cost model
   bool forced = false;                    // TORUS_PROTO names one protocol
   ProtoId forced_proto = ProtoId::EagerShort;
-  size_t rndv_frag_size = 1 << 20;
+  size_t rndv_frag_size = 4 << 20;
 };
 
 struct ProtoRange {

@@ -42,7 +42,7 @@ constexpr VarDecl kVars[] = {
      .choices = "auto|eager_short|eager_bcopy|rndv_get|rndv_put"},
     {.name = "TORUS_PROTO_INFO", .type = Type::Bool, .default_value = "n", .unit = "",
      .doc = "print each endpoint's protocol table when it is created"},
-    {.name = "TORUS_RNDV_FRAG_SIZE", .type = Type::Size, .default_value = "1m", .unit = "bytes",
+    {.name = "TORUS_RNDV_FRAG_SIZE", .type = Type::Size, .default_value = "4m", .unit = "bytes",
      .doc = "largest single get/put of a rendezvous; larger transfers are split"},
 
     // Shared-memory transport.

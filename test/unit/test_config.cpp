@@ -150,7 +150,7 @@ TEST_CASE("defaults") {
   CHECK(c->get_string("TORUS_TLS") == "all");
   CHECK(c->get_string("TORUS_JOB_ID").empty());
   CHECK(c->get_size("TORUS_RNDV_THRESH") == kSizeAuto);
-  CHECK(c->get_size("TORUS_RNDV_FRAG_SIZE") == 1u << 20);
+  CHECK(c->get_size("TORUS_RNDV_FRAG_SIZE") == 4u << 20);
   CHECK(c->get_size("TORUS_SHM_SEG_SIZE") == 8192);
   CHECK(c->get_int("TORUS_SHM_FIFO_SIZE") == 256);
   CHECK_FALSE(c->get_bool("TORUS_PROTO_INFO"));
@@ -277,7 +277,7 @@ TEST_CASE("show() renders the effective value") {
   auto c = Config::load(Env{}.envp());
   REQUIRE(c.ok());
   CHECK(c->show("TORUS_SHM_SEG_SIZE") == "8K");
-  CHECK(c->show("TORUS_RNDV_FRAG_SIZE") == "1M");
+  CHECK(c->show("TORUS_RNDV_FRAG_SIZE") == "4M");
   CHECK(c->show("TORUS_RNDV_THRESH") == "auto");
   CHECK(c->show("TORUS_SPIN_TIME") == "auto");
   CHECK(c->show("TORUS_PROTO_INFO") == "n");
