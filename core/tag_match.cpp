@@ -6,11 +6,23 @@
 
 namespace torus::core {
 
-TagMatcher::~TagMatcher() {
-  while (Unexpected* u = unexpected_.front()) {
-    unexpected_.remove(u);
-    delete u;
+Unexpected* UnexpectedPool::get() {
+  if (free_.empty()) {
+    all_.push_back(std::make_unique<Unexpected>());
+    return all_.back().get();
   }
+  Unexpected* u = free_.back();
+  free_.pop_back();
+  std::vector<std::byte> keep = std::move(u->data);
+  keep.clear();
+  *u = Unexpected();
+  u->data = std::move(keep);
+  return u;
+}
+
+void UnexpectedPool::put(Unexpected* u) noexcept {
+  if (u->data.capacity() > kKeepBytes) std::vector<std::byte>().swap(u->data);
+  free_.push_back(u);
 }
 
 RequestImpl* TagMatcher::match_posted(Tag msg_tag) noexcept {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/api/torus.hpp"
@@ -59,9 +60,22 @@ class IntrusiveList {
   size_t size_ = 0;
 };
 
+// Owns every Unexpected; recycled objects keep their payload buffer (up to kKeepBytes), so
+// after warm-up an unexpected eager message costs no allocation.
+class UnexpectedPool {
+ public:
+  Unexpected* get();
+  void put(Unexpected* u) noexcept;
+
+ private:
+  static constexpr size_t kKeepBytes = 64 * 1024;
+  std::vector<std::unique_ptr<Unexpected>> all_;
+  std::vector<Unexpected*> free_;
+};
+
+// Does not own the queued messages (the pool does).
 class TagMatcher {
  public:
-  ~TagMatcher();
   // Oldest posted receive matching msg_tag, removed from the queue; nullptr if none.
   RequestImpl* match_posted(Tag msg_tag) noexcept;
   void post(RequestImpl* req) noexcept;

@@ -128,7 +128,7 @@ void WorkerImpl::on_eager(const std::byte* payload, size_t len, Tag tag, uint64_
     deliver_eager_to(req, payload, len, len, sender, sreq);
     return complete_recv(req, req->recv_status);
   }
-  auto* u = new Unexpected();
+  Unexpected* u = unexpected_pool_.get();
   u->tag = tag;
   u->sender_uid = sender;
   u->sreq_id = sreq;
@@ -151,7 +151,7 @@ void WorkerImpl::on_eager_first(const proto::EagerFirstHdr& h, const std::byte* 
     if (len == h.total_length) return complete_recv(req, req->recv_status);
     a.recv = req;
   } else {
-    auto* u = new Unexpected();
+    Unexpected* u = unexpected_pool_.get();
     u->tag = h.tag;
     u->sender_uid = h.sender_uid;
     u->sreq_id = h.sreq_id;
@@ -189,7 +189,7 @@ void WorkerImpl::on_eager_middle(const proto::EagerMiddleHdr& h, const std::byte
 
 void WorkerImpl::on_rts(const proto::RtsHdr& h, std::span<const std::byte> rkey) {
   if (RequestImpl* req = matcher_.match_posted(h.tag)) return start_rndv_recv(req, h, rkey);
-  auto* u = new Unexpected();
+  Unexpected* u = unexpected_pool_.get();
   u->kind = Unexpected::Kind::Rts;
   u->tag = h.tag;
   u->sender_uid = h.sender_uid;
@@ -232,7 +232,7 @@ Status WorkerImpl::tag_recv(void* buf, size_t length, Tag tag, Tag mask, Request
       a.recv = req;
     }
   }
-  delete u;
+  unexpected_pool_.put(u);
   return Status::InProgress;
 }
 

@@ -25,7 +25,6 @@ WorkerImpl::WorkerImpl(ContextImpl* ctx, uint64_t uid) : ctx_(ctx), uid_(uid) {}
 WorkerImpl::~WorkerImpl() {
   // Endpoints first: their transport endpoints must go before the interfaces.
   endpoints_.clear();
-  for (auto& [sender, a] : assemblies_) delete a.unexpected;
   assemblies_.clear();
   pool_.drop_registrations();
   handles_.clear();
@@ -262,7 +261,7 @@ void WorkerImpl::on_peer_failed(EndpointImpl* ep, Status status) {
     if (it->second.recv) complete_recv(it->second.recv, status);
     if (it->second.unexpected) {
       matcher_.remove_unexpected(it->second.unexpected);
-      delete it->second.unexpected;
+      unexpected_pool_.put(it->second.unexpected);
     }
     assemblies_.erase(it);
   }

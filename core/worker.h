@@ -124,6 +124,7 @@ class WorkerImpl {
   std::unordered_map<MemHandleImpl*, std::unique_ptr<MemHandleImpl>> handles_;
   std::vector<EndpointImpl*> scheduled_;
   std::vector<EndpointImpl*> running_;
+  UnexpectedPool unexpected_pool_;  // before matcher_: outlives the queue that points into it
   TagMatcher matcher_;
   std::unordered_map<uint64_t, Assembly> assemblies_;
   RequestPool pool_;

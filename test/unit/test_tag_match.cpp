@@ -37,12 +37,13 @@ TEST_CASE("posted receives match oldest first") {
 }
 
 TEST_CASE("unexpected messages keep arrival order and probe does not consume") {
+  UnexpectedPool pool;
   TagMatcher m;
-  auto* u1 = new Unexpected();
+  Unexpected* u1 = pool.get();
   u1->tag = 7;
-  auto* u2 = new Unexpected();
+  Unexpected* u2 = pool.get();
   u2->tag = 7;
-  auto* u3 = new Unexpected();
+  Unexpected* u3 = pool.get();
   u3->tag = 8;
   m.add_unexpected(u1);
   m.add_unexpected(u2);
@@ -51,11 +52,29 @@ TEST_CASE("unexpected messages keep arrival order and probe does not consume") {
   CHECK(m.unexpected_count() == 3);
   Unexpected* got = m.match_unexpected(0, 0, true);
   CHECK(got == u1);
-  delete got;
+  pool.put(got);
   got = m.match_unexpected(7, kTagMaskFull, true);
   CHECK(got == u2);
-  delete got;
-  CHECK(m.unexpected_count() == 1);  // u3 is freed by the matcher's destructor
+  pool.put(got);
+  CHECK(m.unexpected_count() == 1);
+}
+
+TEST_CASE("the unexpected pool recycles objects and small payload buffers") {
+  UnexpectedPool pool;
+  Unexpected* a = pool.get();
+  a->tag = 99;
+  a->data.assign(1000, std::byte{1});
+  const std::byte* buf = a->data.data();
+  pool.put(a);
+  Unexpected* b = pool.get();
+  CHECK(b == a);
+  CHECK(b->tag == 0);  // fields reset
+  CHECK(b->data.empty());
+  b->data.assign(1000, std::byte{2});
+  CHECK(b->data.data() == buf);  // same allocation reused
+  b->data.assign(1 << 20, std::byte{3});
+  pool.put(b);  // large buffers are not kept
+  CHECK(pool.get()->data.capacity() == 0);
 }
 
 TEST_CASE("unpost removes only posted receives") {
