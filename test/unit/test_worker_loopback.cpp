@@ -28,7 +28,7 @@ void roundtrip(Worker& w, Endpoint* ep, size_t n, Tag tag) {
     CHECK(w.wait_request(sreq, std::chrono::seconds(10)) == Status::Ok);
     sreq->release();
   }
-  CHECK(std::memcmp(s.data(), r.data(), n) == 0);
+  CHECK(s == r);
 }
 
 }  // namespace
