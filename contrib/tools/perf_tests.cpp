@@ -244,6 +244,16 @@ bool Session::am_size_supported(size_t size) {
 
 // ---- tag_lat ----
 
+// Result of a ping-pong test (tag_lat, am_lat) from its one-way samples in microseconds.
+SizeResult latency_result(const SizePlan& p, std::vector<double> samples) {
+  SizeResult r;
+  r.size = p.size;
+  r.iters = p.iters;
+  r.lat = summarize(std::move(samples));
+  r.bw_MBps = r.lat.median > 0 ? static_cast<double>(p.size) / (r.lat.median * 1e-6) / kMB : 0;
+  return r;
+}
+
 SizeResult client_tag_lat(Session& s, const SizePlan& p, bool check, CheckState& cs) {
   auto sbuf = make_buffer(p.size), rbuf = make_buffer(p.size);
   std::vector<double> samples;
@@ -265,12 +275,7 @@ SizeResult client_tag_lat(Session& s, const SizePlan& p, bool check, CheckState&
       verify(cs, {rbuf.data(), p.size}, i, p.size, 1);
     }
   }
-  SizeResult r;
-  r.size = p.size;
-  r.iters = p.iters;
-  r.lat = summarize(std::move(samples));
-  r.bw_MBps = r.lat.median > 0 ? static_cast<double>(p.size) / (r.lat.median * 1e-6) / kMB : 0;
-  return r;
+  return latency_result(p, std::move(samples));
 }
 
 void server_tag_lat(Session& s, const SizePlan& p, bool check, CheckState& cs) {
@@ -411,12 +416,7 @@ SizeResult client_am_lat(Session& s, const SizePlan& p, bool check, CheckState& 
     if (i >= p.warmup) samples.push_back(us_between(t0, t1) / 2);
   }
   am = AmState{};
-  SizeResult r;
-  r.size = p.size;
-  r.iters = p.iters;
-  r.lat = summarize(std::move(samples));
-  r.bw_MBps = r.lat.median > 0 ? static_cast<double>(p.size) / (r.lat.median * 1e-6) / kMB : 0;
-  return r;
+  return latency_result(p, std::move(samples));
 }
 
 void server_am_lat(Session& s, const SizePlan& p, bool check, CheckState& cs) {

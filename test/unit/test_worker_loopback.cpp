@@ -31,6 +31,30 @@ void roundtrip(Worker& w, Endpoint* ep, size_t n, Tag tag) {
   CHECK(s == r);
 }
 
+// Two workers of one process (they reach each other over shm), with one variable set while
+// the context reads its configuration; a sends to b through ep.
+struct TwoWorkers {
+  TwoWorkers(const char* var, const char* value) {
+    setenv(var, value, 1);
+    auto c = Context::create();
+    unsetenv(var);
+    REQUIRE(c.ok());
+    ctx = std::move(c.value());
+    auto wa = ctx->create_worker();
+    auto wb = ctx->create_worker();
+    REQUIRE(wa.ok());
+    REQUIRE(wb.ok());
+    a = std::move(wa.value());
+    b = std::move(wb.value());
+    auto e = a->connect(b->address());
+    REQUIRE(e.ok());
+    ep = e.value();
+  }
+  std::unique_ptr<Context> ctx;
+  std::unique_ptr<Worker> a, b;
+  Endpoint* ep = nullptr;
+};
+
 }  // namespace
 
 TEST_CASE("a worker sends to itself over self at every protocol") {
@@ -47,20 +71,14 @@ TEST_CASE("a worker sends to itself over self at every protocol") {
 }
 
 TEST_CASE("two workers of one process over shm, thread mode multi") {
-  setenv("TORUS_THREAD_MODE", "multi", 1);
-  auto ctx = Context::create();
-  unsetenv("TORUS_THREAD_MODE");
-  REQUIRE(ctx.ok());
-  auto a = ctx.value()->create_worker();
-  auto b = ctx.value()->create_worker();
-  REQUIRE(a.ok());
-  REQUIRE(b.ok());
-  auto ep = a.value()->connect(b.value()->address());
-  REQUIRE(ep.ok());
-  CHECK(ep.value()->describe().find("shm") != std::string::npos);
+  TwoWorkers w("TORUS_THREAD_MODE", "multi");
+  auto& a = w.a;
+  auto& b = w.b;
+  auto& ep = w.ep;
+  CHECK(ep->describe().find("shm") != std::string::npos);
   // Another thread progresses the sender while this one waits on the receiver.
   std::atomic<bool> stop{false};
-  Worker& sender = *a.value();
+  Worker& sender = *a;
   std::thread t([&] {
     while (!stop.load()) sender.progress();
   });
@@ -71,23 +89,23 @@ TEST_CASE("two workers of one process over shm, thread mode multi") {
     size_t n = static_cast<size_t>(i) * 9973;
     bufs[i].assign(n, static_cast<std::byte>(i));
     out[i].resize(n);
-    REQUIRE(b.value()->tag_recv(out[i].data(), n, i, kTagMaskFull, &rreqs[i]) ==
+    REQUIRE(b->tag_recv(out[i].data(), n, i, kTagMaskFull, &rreqs[i]) ==
             Status::InProgress);
   }
   std::vector<Request*> sreqs;
   for (int i = 0; i < kN; ++i) {
     Request* r = nullptr;
-    Status st = ep.value()->tag_send(bufs[i].data(), bufs[i].size(), i, &r);
+    Status st = ep->tag_send(bufs[i].data(), bufs[i].size(), i, &r);
     REQUIRE(!is_error(st));
     if (st == Status::InProgress) sreqs.push_back(r);
   }
   for (int i = 0; i < kN; ++i) {
-    CHECK(b.value()->wait_request(rreqs[i], std::chrono::seconds(20)) == Status::Ok);
+    CHECK(b->wait_request(rreqs[i], std::chrono::seconds(20)) == Status::Ok);
     CHECK(out[i] == bufs[i]);
     rreqs[i]->release();
   }
   for (Request* r : sreqs) {
-    while (!r->completed()) b.value()->progress();
+    while (!r->completed()) b->progress();
     CHECK(r->status() == Status::Ok);
     r->release();
   }
@@ -96,27 +114,21 @@ TEST_CASE("two workers of one process over shm, thread mode multi") {
 }
 
 TEST_CASE("a worker destroyed while reassembling an unexpected message frees it once") {
-  setenv("TORUS_PROTO", "eager_bcopy", 1);
-  auto ctx = Context::create();
-  unsetenv("TORUS_PROTO");
-  REQUIRE(ctx.ok());
-  auto a = ctx.value()->create_worker();
-  auto b = ctx.value()->create_worker();
-  REQUIRE(a.ok());
-  REQUIRE(b.ok());
-  auto ep = a.value()->connect(b.value()->address());
-  REQUIRE(ep.ok());
+  TwoWorkers w("TORUS_PROTO", "eager_bcopy");
+  auto& a = w.a;
+  auto& b = w.b;
+  auto& ep = w.ep;
   std::vector<std::byte> big(3 << 20, std::byte{7});  // more fragments than the ring holds
   Request* req = nullptr;
-  REQUIRE(ep.value()->tag_send(big.data(), big.size(), 1, &req) == Status::InProgress);
+  REQUIRE(ep->tag_send(big.data(), big.size(), 1, &req) == Status::InProgress);
   for (int i = 0; i < 3; ++i) {
-    a.value()->progress();
-    b.value()->progress();
+    a->progress();
+    b->progress();
   }
   RecvInfo info;
-  CHECK(b.value()->tag_probe(1, kTagMaskFull, &info));  // first fragments arrived
+  CHECK(b->tag_probe(1, kTagMaskFull, &info));  // first fragments arrived
   CHECK(info.length == big.size());
   CHECK_FALSE(req->completed());
-  b.value().reset();  // mid-message: the partial unexpected message is freed exactly once
+  b.reset();  // mid-message: the partial unexpected message is freed exactly once
   req->release();
 }
