@@ -2,7 +2,11 @@
 # Installs the Debian packages torus needs to build and test. Idempotent: packages already
 # present are not touched, and apt is only asked when something is missing.
 set -eu
-PKGS="cmake g++ make pkg-config doctest-dev"
+# Build: compilers, doctest, Boost.Asio (tcp transport, mpirun), libpmix (PMIx bootstrap).
+# Tests: MPICH's Hydra and Slurm (launch under real launchers), nftables and iproute2
+# (packet loss and network namespaces), clang (libFuzzer targets).
+PKGS="cmake g++ make pkg-config doctest-dev libboost-dev libpmix-dev mpich libmpich-dev
+  slurm-wlm nftables iproute2 clang"
 [ "${TORUS_SETUP_BENCH:-0}" = 1 ] && PKGS="$PKGS ucx-utils gnuplot-nox"
 
 missing=""
@@ -17,4 +21,4 @@ SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 echo "setup: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get install -y $missing || { $SUDO apt-get update && $SUDO apt-get install -y $missing; }
+$SUDO apt-get install -y --no-install-recommends $missing || { $SUDO apt-get update && $SUDO apt-get install -y --no-install-recommends $missing; }

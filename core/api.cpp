@@ -4,6 +4,7 @@
 #include "core/endpoint.h"
 #include "core/rma.h"
 #include "core/worker.h"
+#include "transports/shm/shm_transport.h"
 
 namespace torus {
 namespace {
@@ -145,6 +146,10 @@ int Worker::event_fd() const noexcept { return impl_->w->event_fd(); }
 Status Worker::arm() {
   ApiGuard g(impl_->w.get());
   return impl_->w->arm();
+}
+
+size_t remove_job_resources(std::string_view job_id) {
+  return shm::remove_job_segments(job_id);
 }
 
 }  // namespace torus

@@ -70,6 +70,10 @@ torus_status_t torus_context_create(torus_context_t** context) {
   return TORUS_OK;
 }
 
+size_t torus_remove_job_resources(const char* job_id) {
+  return job_id == nullptr ? 0 : torus::remove_job_resources(job_id);
+}
+
 void torus_context_destroy(torus_context_t* context) { delete context; }
 
 torus_status_t torus_worker_create(torus_context_t* context, torus_worker_t** worker) {

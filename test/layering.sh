@@ -19,5 +19,7 @@ check memory transports/ protocols/ core/api/ mpi_shim/
 check transports protocols/ core/api/ mpi_shim/
 check protocols core/api/ mpi_shim/
 check core mpi_shim/
+# mpi_shim sees core only through the public API (and the base layer), like any embedder.
+check mpi_shim transports/ protocols/ memory/ core/worker core/endpoint core/context core/request core/rma core/tag core/worker_address
 [ $bad -eq 0 ] && echo "layering ok"
 exit $bad

@@ -48,6 +48,10 @@ const char* torus_status_string(torus_status_t status);
 /* Text of the last failed create call on this thread (bad TORUS_* value, ...). */
 const char* torus_last_error(void);
 
+/* Removes a finished or crashed job's leftovers on this host (shared-memory segments named
+ * after its TORUS_JOB_ID); returns how many were removed. For launchers. */
+size_t torus_remove_job_resources(const char* job_id);
+
 torus_status_t torus_context_create(torus_context_t** context);
 void torus_context_destroy(torus_context_t* context);
 

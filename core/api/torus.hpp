@@ -15,6 +15,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/base/status.h"
@@ -203,5 +204,10 @@ class Context {
   explicit Context(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// Removes what a job left behind on this host (shared-memory segments of every worker whose
+// TORUS_JOB_ID was job_id). For launchers, after the job's processes are gone; returns the
+// number of objects removed.
+size_t remove_job_resources(std::string_view job_id);
 
 }  // namespace torus

@@ -22,6 +22,16 @@ constexpr VarDecl kVars[] = {
     {.name = "TORUS_JOB_ID", .type = Type::String, .default_value = "", .unit = "",
      .doc = "job identifier set by the launcher; names shared-memory segments; empty = derived "
             "from the process id"},
+    {.name = "TORUS_JOB_KEY", .type = Type::String, .default_value = "", .unit = "",
+     .doc = "secret shared by the ranks of a job, set by the launcher; network handshakes "
+            "(tcp) refuse peers without it; empty = no key (single-user machines, tests)"},
+    {.name = "TORUS_BOOTSTRAP", .type = Type::Enum, .default_value = "auto", .unit = "",
+     .doc = "how an MPI process learns its rank and exchanges addresses; auto = from the "
+            "environment the launcher left (PMIx, PMI-2, PMI-1, else a one-rank job)",
+     .choices = "auto|pmi1|pmi2|pmix|singleton"},
+    {.name = "TORUS_RSH", .type = Type::String, .default_value = "ssh", .unit = "",
+     .doc = "remote shell mpirun uses to start ranks on other hosts (command and arguments)"},
+
     // Progress.
     {.name = "TORUS_SPIN_TIME", .type = Type::Duration, .default_value = "auto",
      .unit = "seconds",
@@ -58,6 +68,41 @@ constexpr VarDecl kVars[] = {
      .unit = "bytes",
      .doc = "bytes of bounce-buffer get/put each endpoint may have unanswered when CMA is "
             "refused (the pipeline depth of the fallback copy)"},
+
+    // TCP transport.
+    {.name = "TORUS_NET_DEVICES", .type = Type::String, .default_value = "all", .unit = "",
+     .doc = "network interfaces the network transports may use: all, or a list (eth0,lo)"},
+    {.name = "TORUS_TCP_IFACES", .type = Type::String, .default_value = "", .unit = "",
+     .doc = "interfaces the tcp transport listens on; empty = TORUS_NET_DEVICES"},
+    {.name = "TORUS_TCP_SNDBUF", .type = Type::Size, .default_value = "auto", .unit = "bytes",
+     .doc = "socket send buffer size (SO_SNDBUF); auto = the kernel's autotuning",
+     .allow_auto = true},
+    {.name = "TORUS_TCP_RCVBUF", .type = Type::Size, .default_value = "auto", .unit = "bytes",
+     .doc = "socket receive buffer size (SO_RCVBUF); auto = the kernel's autotuning",
+     .allow_auto = true},
+    {.name = "TORUS_KEEPALIVE_INTERVAL", .type = Type::Duration, .default_value = "inf",
+     .unit = "seconds",
+     .doc = "TCP keepalive probe interval on idle connections (a dead host is detected after "
+            "a few intervals); inf = off",
+     .allow_auto = false},
+
+    // Memory: registration cache.
+    {.name = "TORUS_RCACHE", .type = Type::Enum, .default_value = "auto", .unit = "",
+     .doc = "registration cache: auto uses it when an unmap monitor works, y fails without "
+            "one, n registers per operation",
+     .choices = "auto|y|n"},
+    {.name = "TORUS_RCACHE_MAX_SIZE", .type = Type::Size, .default_value = "auto",
+     .unit = "bytes",
+     .doc = "bytes of unused registrations kept before the least recently used are released; "
+            "auto = from the machine's memory",
+     .allow_auto = true},
+    {.name = "TORUS_RCACHE_MAX_REGIONS", .type = Type::Int, .default_value = "auto",
+     .unit = "regions",
+     .doc = "unused registered regions kept before the least recently used are released",
+     .allow_auto = true},
+    {.name = "TORUS_RCACHE_STATS", .type = Type::Bool, .default_value = "n", .unit = "",
+     .doc = "print registration-cache statistics (hits, misses, evictions, invalidations) at "
+            "exit"},
 };
 
 }  // namespace
