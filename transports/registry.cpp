@@ -7,6 +7,7 @@
 #include "core/base/log.h"
 #include "transports/self/self_transport.h"
 #include "transports/shm/shm_transport.h"
+#include "transports/tcp/tcp_transport.h"
 
 namespace torus::tl {
 namespace {
@@ -15,11 +16,12 @@ namespace {
 constexpr TransportEntry kTable[] = {
     {"self", "loopback inside one worker", &torus::self::make_transport},
     {"shm", "shared memory between processes on one host", &torus::shm::make_transport},
+    {"tcp", "TCP sockets, between hosts and as the fallback", &torus::tcp::make_transport},
 };
 
 // Transports torus knows of but this build does not contain yet (or was configured
 // without): a TORUS_TLS written for a fuller build still works here, with a warning.
-constexpr std::string_view kNotBuilt[] = {"tcp", "ofi", "verbs", "cuda_ipc"};
+constexpr std::string_view kNotBuilt[] = {"ofi", "verbs", "cuda_ipc"};
 
 constexpr std::string_view kBlanks = " \t\n\r";
 

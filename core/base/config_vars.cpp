@@ -80,7 +80,7 @@ constexpr VarDecl kVars[] = {
     {.name = "TORUS_TCP_RCVBUF", .type = Type::Size, .default_value = "auto", .unit = "bytes",
      .doc = "socket receive buffer size (SO_RCVBUF); auto = the kernel's autotuning",
      .allow_auto = true},
-    {.name = "TORUS_KEEPALIVE_INTERVAL", .type = Type::Duration, .default_value = "inf",
+    {.name = "TORUS_KEEPALIVE_INTERVAL", .type = Type::Duration, .default_value = "10s",
      .unit = "seconds",
      .doc = "TCP keepalive probe interval on idle connections (a dead host is detected after "
             "a few intervals); inf = off",

@@ -77,6 +77,13 @@ void Peer::send_u64(uint64_t v) {
 }
 
 uint64_t Peer::recv_u64() {
+  // Progress while waiting: over a connection-oriented transport (tcp) what this side sent
+  // last may still need its progress to reach the peer (the connection handshake).
+  for (;;) {
+    pollfd pfd{sock, POLLIN, 0};
+    if (poll(&pfd, 1, 0) == 1) break;
+    if (worker) worker->progress();
+  }
   uint64_t v = 0;
   if (!read_all(sock, &v, sizeof(v))) _exit(92);
   return v;

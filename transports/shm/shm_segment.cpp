@@ -1,4 +1,4 @@
-// Creating, attaching and unlinking the POSIX shm segment; naming; host identity.
+// Creating, attaching and unlinking the POSIX shm segment; naming.
 #include "transports/shm/shm_segment.h"
 
 #include <dirent.h>
@@ -42,22 +42,6 @@ bool is_uid_and_index(std::string_view rest) {
   return true;
 }
 
-uint64_t fnv1a(std::string_view s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (char c : s) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
-Result<uint64_t> ns_inode(const char* path) {
-  struct stat st {};
-  if (::stat(path, &st) != 0)
-    return make_error(Status::Unsupported, errno_text("stat", path, errno));
-  return static_cast<uint64_t>(st.st_ino);
-}
-
 }  // namespace
 
 Result<Geometry> make_geometry(uint64_t fifo_size, uint64_t seg_size) {
@@ -81,30 +65,6 @@ Result<Geometry> make_geometry(uint64_t fifo_size, uint64_t seg_size) {
   g.regions_offset = round_up(g.segs_offset + size_t{g.fifo_size} * g.seg_size, kPage);
   g.total_size = round_up(g.regions_offset + size_t{g.region_slots} * sizeof(RegionSlot), kPage);
   return g;
-}
-
-Result<HostIdentity> host_identity() {
-  HostIdentity id;
-  FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "re");
-  if (f == nullptr)
-    return make_error(Status::Unsupported,
-                      errno_text("fopen", "/proc/sys/kernel/random/boot_id", errno));
-  char buf[64] = {};
-  const size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
-  std::fclose(f);
-  if (n == 0)
-    return make_error(Status::Unsupported, "/proc/sys/kernel/random/boot_id is empty");
-  id.boot_id = fnv1a(std::string_view(buf, n));
-  auto ipc = ns_inode("/proc/self/ns/ipc");
-  if (!ipc) return ipc.error();
-  auto net = ns_inode("/proc/self/ns/net");
-  if (!net) return net.error();
-  auto pid = ns_inode("/proc/self/ns/pid");
-  if (!pid) return pid.error();
-  id.ipc_ns = *ipc;
-  id.net_ns = *net;
-  id.pid_ns = *pid;
-  return id;
 }
 
 std::string job_name_part(std::string_view job_id) {

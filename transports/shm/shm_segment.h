@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "core/base/status.h"
+#include "transports/host_identity.h"
 #include "transports/shm/shm_wire.h"
 
 namespace torus::shm {
@@ -29,14 +30,8 @@ struct Geometry {
 // Fails with a message naming TORUS_SHM_FIFO_SIZE / TORUS_SHM_SEG_SIZE and what they accept.
 Result<Geometry> make_geometry(uint64_t fifo_size, uint64_t seg_size);
 
-// What must match for two processes to share memory and abstract sockets.
-struct HostIdentity {
-  uint64_t boot_id = 0;
-  uint64_t ipc_ns = 0;
-  uint64_t net_ns = 0;
-  uint64_t pid_ns = 0;
-};
-Result<HostIdentity> host_identity();
+using tl::HostIdentity;
+using tl::host_identity;
 
 // The job id as it appears in names: [A-Za-z0-9_.] kept, others become '_', cut to
 // kMaxJobLen; empty becomes "p<pid>".

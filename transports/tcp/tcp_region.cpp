@@ -1,0 +1,36 @@
+#include "transports/tcp/tcp_region.h"
+
+#include <cstring>
+
+#include "transports/tcp/tcp_auth.h"
+
+namespace torus::tcp {
+
+RegionTable::Key RegionTable::add(uint64_t addr, uint64_t len, uint32_t access) {
+  Key k{next_id_++, random_u64()};
+  regions_.emplace(k.id, Entry{addr, len, k.secret, access});
+  return k;
+}
+
+Status RegionTable::check(const uint8_t (&rkey)[kRkeySize], uint64_t addr, uint64_t len,
+                          uint32_t right) const noexcept {
+  Key k;
+  std::memcpy(&k.id, rkey, 8);
+  std::memcpy(&k.secret, rkey + 8, 8);
+  const auto it = regions_.find(k.id);
+  if (it == regions_.end()) return Status::AccessDenied;
+  const Entry& e = it->second;
+  // Compare secrets without an early exit, so timing does not reveal matching bytes.
+  if ((e.secret ^ k.secret) != 0) return Status::AccessDenied;
+  if ((e.access & right) != right) return Status::AccessDenied;
+  if (addr < e.addr || len > e.len || addr - e.addr > e.len - len) return Status::AccessDenied;
+  return Status::Ok;
+}
+
+void pack_key(const RegionTable::Key& key, std::span<std::byte> out) noexcept {
+  if (out.size() < kRkeySize) return;
+  std::memcpy(out.data(), &key.id, 8);
+  std::memcpy(out.data() + 8, &key.secret, 8);
+}
+
+}  // namespace torus::tcp
