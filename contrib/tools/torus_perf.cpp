@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -43,6 +44,10 @@ struct Torus {
 void on_endpoint_error(void*, Endpoint* ep, Status status) {
   std::fprintf(stderr, "torus_perf: the connection to peer worker %016llx failed: %s\n",
                static_cast<unsigned long long>(ep->peer_uid()), status_string(status));
+  // A measurement cannot go on without its peer; waiting for its messages would only time
+  // out later.
+  std::fflush(nullptr);
+  std::_Exit(1);
 }
 
 Torus open_torus(bool verbose) {
