@@ -92,6 +92,9 @@ struct Peer {
   Socket* dialing = nullptr;        // our outbound socket while it handshakes
   bool failed = false;
   Status failure = Status::Ok;
+  // Lost a simultaneous dial: the peer's own connection must arrive by this time.
+  bool awaiting_incoming = false;
+  std::chrono::steady_clock::time_point awaiting_since;
   std::deque<TxEntry> txq;
   size_t owned_bytes = 0;           // bytes of owned payload queued (back-pressure)
   std::deque<RmaOp> ops;

@@ -106,7 +106,12 @@ bool TcpIface::handle_handshake(Socket* s) {
         }
         if (w.verdict == static_cast<uint8_t>(Verdict::Duplicate)) {
           // The peer's own connection to us won; queued frames wait for it.
+          Peer& peer = *s->peer;
           close_socket(s, Status::Ok, "");
+          if (peer.active == nullptr) {
+            peer.awaiting_incoming = true;
+            peer.awaiting_since = std::chrono::steady_clock::now();
+          }
           return false;
         }
         make_active(*s->peer, s);

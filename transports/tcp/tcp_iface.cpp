@@ -141,10 +141,15 @@ std::optional<Error> TcpIface::setup() {
   attr_.limits.max_get = kMaxRmaLength;
   attr_.limits.max_put = kMaxRmaLength;
   attr_.limits.seg_size = kMaxAmPayload;
+  // Loopback's "link" is the kernel's copy between socket buffers.
   const double link = have_nic ? static_cast<double>(nic_Bps) : 4e9;
-  // Eager copies the payload twice more than rendezvous (into our buffer, out of the
-  // receiver's); a software get costs a round trip before the data flows.
-  attr_.am_cost = {have_nic ? 15000.0 : 5000.0, 1500.0, std::min(link, 2.5e9), false};
+  // Eager copies the payload twice more than rendezvous does (into our send buffer, out of
+  // the receiver's), each at about memcpy speed; a software get costs a round trip before
+  // the data flows. With these, eager wins up to ~100-250 KiB, where the peers' tcp
+  // paths switch too.
+  constexpr double kCopyBps = 10e9;
+  const double eager_Bps = 1.0 / (1.0 / link + 2.0 / kCopyBps);
+  attr_.am_cost = {have_nic ? 15000.0 : 5000.0, 1500.0, eager_Bps, false};
   attr_.rma_cost = {have_nic ? 30000.0 : 10000.0, 1500.0, link, false};
   attr_.mem_types = tl::mem_type_bit(tl::MemType::Host);
   attr_.reach = tl::Reach::Network;
@@ -337,6 +342,7 @@ void TcpIface::accept_all(int listen_fd) {
 
 void TcpIface::make_active(Peer& peer, Socket* s) {
   s->state = SockState::Ready;
+  peer.awaiting_incoming = false;
   if (peer.dialing != nullptr && peer.dialing != s) close_socket(peer.dialing, Status::Ok, "");
   peer.dialing = nullptr;
   peer.active = s;
@@ -450,6 +456,16 @@ unsigned TcpIface::progress() {
         stale.push_back(s.get());
     for (Socket* s : stale)
       close_socket(s, Status::Timeout, "no handshake within 10 s");
+    std::vector<std::shared_ptr<Peer>> stranded;
+    for (const auto& [uid, peer] : peers_)
+      if (peer->awaiting_incoming && peer->active == nullptr &&
+          now - peer->awaiting_since > 2 * kHandshakeTimeout)
+        stranded.push_back(peer);
+    for (const auto& peer : stranded) {
+      TORUS_WARN("tcp: worker %016llx won a simultaneous dial but never connected back",
+                 static_cast<unsigned long long>(peer->uid));
+      fail_peer(*peer, Status::Unreachable);
+    }
   }
   graveyard_.clear();
   return count;
