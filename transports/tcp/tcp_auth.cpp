@@ -58,7 +58,7 @@ uint64_t siphash24(const MacKey& key, std::span<const uint8_t> data) noexcept {
     s.v0 ^= m;
   }
   uint8_t last[8] = {};
-  std::memcpy(last, p + full, len - full);
+  if (len > full) std::memcpy(last, p + full, len - full);  // p may be null when empty
   uint64_t b = load_le64(last) | (static_cast<uint64_t>(len & 0xff) << 56);
   s.v3 ^= b;
   s.round();
