@@ -6,6 +6,7 @@
 
 #include "core/base/log.h"
 #include "core/worker.h"
+#include "memory/memtype.h"
 #include "transports/registry.h"
 
 namespace torus {
@@ -27,6 +28,8 @@ Result<std::unique_ptr<Context>> Context::create(const ContextParams& params) {
   c.config = std::move(cfg.value());
   c.expected_local_peers = params.expected_local_peers;
   c.job_id = c.config.get_string("TORUS_JOB_ID");
+  // CUDA may have been loaded since the last look: detection must know before any send.
+  mem::reprobe_cuda_driver();
   if (c.job_id.empty()) c.job_id = "p" + std::to_string(getpid());
 
   auto enabled = tl::select_transports(c.config.get_string("TORUS_TLS"));

@@ -10,6 +10,9 @@
 #include "core/context.h"
 #include "core/endpoint.h"
 #include "core/worker.h"
+#include "memory/memtype.h"
+#include "memory/rcache.h"
+#include "memory/unmap_monitor.h"
 #include "transports/shm/shm_transport.h"
 
 using namespace torus;
@@ -18,11 +21,13 @@ namespace {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: torus_info [-t] [-c] [-p] [--tuning-md] [--clean-shm JOB_ID] [-h]\n"
+               "usage: torus_info [-t] [-c] [-p] [-m] [--tuning-md] [--clean-shm JOB_ID] [-h]\n"
                "  -t               transports, devices, capabilities and costs (default)\n"
                "  -c               every TORUS_* variable: value, origin, description\n"
                "  -p               protocol tables of loopback endpoints (self, and to a\n"
                "                   second worker of this process over shared memory)\n"
+               "  -m               memory: type detection, the unmap monitor, registration\n"
+               "                   caches and their statistics\n"
                "  --tuning-md      docs/tuning.md, generated from the registry\n"
                "  --clean-shm JOB  remove /dev/shm segments left by a crashed job JOB\n");
 }
@@ -90,10 +95,18 @@ int print_protocols(Context& ctx) {
   return 0;
 }
 
+void print_memory() {
+  std::printf("%s\n", mem::memtype_status_text().c_str());
+  std::printf("%s\n", mem::UnmapMonitor::instance().status_text().c_str());
+  const std::string caches = mem::all_rcache_stats_text();
+  std::printf("registration caches:%s\n", caches.empty() ? " none open" : "");
+  if (!caches.empty()) std::printf("%s\n", caches.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool show_t = false, show_c = false, show_p = false;
+  bool show_t = false, show_c = false, show_p = false, show_m = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-t") {
@@ -102,6 +115,8 @@ int main(int argc, char** argv) {
       show_c = true;
     } else if (a == "-p") {
       show_p = true;
+    } else if (a == "-m") {
+      show_m = true;
     } else if (a == "--tuning-md") {
       std::string md = config::tuning_markdown();
       std::fwrite(md.data(), 1, md.size(), stdout);
@@ -119,7 +134,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  if (!show_t && !show_c && !show_p) show_t = true;
+  if (!show_t && !show_c && !show_p && !show_m) show_t = true;
   auto ctx = Context::create();
   if (!ctx) {
     std::fprintf(stderr, "torus_info: %s\n", ctx.error().message.c_str());
@@ -127,6 +142,7 @@ int main(int argc, char** argv) {
   }
   if (show_t) print_transports(*ctx.value());
   if (show_c) print_config(*ctx.value());
+  if (show_m) print_memory();
   if (show_p) return print_protocols(*ctx.value());
   return 0;
 }

@@ -27,14 +27,15 @@ int level_from_env() noexcept {
 
 const char* prefix() noexcept {
   static char buf[128];
-  static std::atomic<bool> ready{false};
-  if (!ready.load(std::memory_order_acquire)) {
+  static std::atomic<int> for_pid{0};
+  // Rebuilt when the pid changes: a forked child must not log under its parent's pid.
+  if (for_pid.load(std::memory_order_acquire) != static_cast<int>(getpid())) {
     char host[64] = "?";
     gethostname(host, sizeof(host) - 1);
     host[sizeof(host) - 1] = '\0';
     if (char* dot = std::strchr(host, '.')) *dot = '\0';
     std::snprintf(buf, sizeof(buf), "[%s:%d]", host, static_cast<int>(getpid()));
-    ready.store(true, std::memory_order_release);
+    for_pid.store(static_cast<int>(getpid()), std::memory_order_release);
   }
   return buf;
 }
