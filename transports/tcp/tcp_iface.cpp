@@ -168,7 +168,7 @@ TcpIface::~TcpIface() {
     peer->active = nullptr;
     peer->dialing = nullptr;
   }
-  for (const auto& s : sockets_)
+  for (const auto& [raw, s] : sockets_)
     if (s->fd >= 0) ::close(s->fd);
   if (epoll_fd_ >= 0) ::close(epoll_fd_);
 }
@@ -266,7 +266,7 @@ Socket* TcpIface::new_socket(int fd, bool outbound, std::string describe) {
     ::close(fd);
     return nullptr;
   }
-  sockets_.insert(std::move(s));
+  sockets_.emplace(raw, std::move(s));
   return raw;
 }
 
@@ -364,12 +364,11 @@ void TcpIface::close_socket(Socket* s, Status status, const std::string& why) {
   s->fd = -1;
   s->state = SockState::Closed;
   std::shared_ptr<Peer> peer = std::move(s->peer);
-  for (auto it = sockets_.begin(); it != sockets_.end(); ++it)
-    if (it->get() == s) {
-      graveyard_.push_back(std::move(const_cast<std::unique_ptr<Socket>&>(*it)));
-      sockets_.erase(it);
-      break;
-    }
+  // Freed at the end of progress(): epoll events of this round may still name it.
+  if (auto it = sockets_.find(s); it != sockets_.end()) {
+    graveyard_.push_back(std::move(it->second));
+    sockets_.erase(it);
+  }
   if (!peer) return;
   if (peer->active == s) {
     peer->active = nullptr;
@@ -451,9 +450,9 @@ unsigned TcpIface::progress() {
   if ((++idle_polls_ & 1023) == 0) {
     const auto now = std::chrono::steady_clock::now();
     std::vector<Socket*> stale;
-    for (const auto& s : sockets_)
+    for (const auto& [raw, s] : sockets_)
       if (s->state != SockState::Ready && now - s->born > kHandshakeTimeout)
-        stale.push_back(s.get());
+        stale.push_back(raw);
     for (Socket* s : stale)
       close_socket(s, Status::Timeout, "no handshake within 10 s");
     std::vector<std::shared_ptr<Peer>> stranded;

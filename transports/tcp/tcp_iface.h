@@ -98,7 +98,7 @@ class TcpIface final : public tl::Iface {
   boost::asio::io_context io_;
   std::vector<std::unique_ptr<boost::asio::ip::tcp::acceptor>> listeners_;
   int epoll_fd_ = -1;
-  std::set<std::unique_ptr<Socket>> sockets_;  // every open socket
+  std::map<Socket*, std::unique_ptr<Socket>> sockets_;  // every open socket
   std::vector<std::unique_ptr<Socket>> graveyard_;  // closed during this progress()
   std::map<uint64_t, std::shared_ptr<Peer>> peers_;
   RegionTable regions_;
