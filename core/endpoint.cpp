@@ -325,27 +325,42 @@ Status EndpointImpl::send_eager_short(RequestImpl* req) {
   return Status::Ok;
 }
 
+Status EndpointImpl::send_fragment(RequestImpl* req, proto::AmId id, const void* hdr,
+                                   size_t hdr_len, const std::byte* data, size_t len) {
+  Lane& l = lanes_[req->lane];
+  if (l.attr->caps.am_zcopy && len >= worker_->zcopy_thresh() &&
+      hdr_len + len <= l.attr->limits.max_zcopy) {
+    req->comp.func = &EndpointImpl::zcopy_completion;
+    const iovec iov{const_cast<std::byte*>(data), len};
+    Status s = l.ep->am_zcopy(id, {static_cast<const std::byte*>(hdr), hdr_len}, {&iov, 1},
+                              &req->comp);
+    if (s == Status::InProgress) {
+      ++req->inflight;
+      return Status::Ok;
+    }
+    return s;
+  }
+  FragPack f{hdr, hdr_len, data, len};
+  return l.ep->am_bcopy(id, &pack_frag, &f);
+}
+
 Status EndpointImpl::send_bcopy_fragments(RequestImpl* req) {
-  tl::Endpoint& ep = *lanes_[req->lane].ep;
   const size_t max = lanes_[req->lane].attr->limits.max_bcopy;
   if (req->stage == SendStage::Queued) {
     Status s;
     size_t sent;
     if (!req->sync && req->length + sizeof(proto::EagerHdr) <= max) {
       proto::EagerHdr h{req->tag};
-      FragPack f{&h, sizeof(h), req->buffer, req->length};
-      s = ep.am_bcopy(proto::kAmEagerOnly, &pack_frag, &f);
+      s = send_fragment(req, proto::kAmEagerOnly, &h, sizeof(h), req->buffer, req->length);
       sent = req->length;
     } else if (req->sync && req->length + sizeof(proto::EagerSyncHdr) <= max) {
       proto::EagerSyncHdr h{req->tag, worker_->uid(), req->id()};
-      FragPack f{&h, sizeof(h), req->buffer, req->length};
-      s = ep.am_bcopy(proto::kAmEagerSync, &pack_frag, &f);
+      s = send_fragment(req, proto::kAmEagerSync, &h, sizeof(h), req->buffer, req->length);
       sent = req->length;
     } else {
       proto::EagerFirstHdr h{req->tag, worker_->uid(), req->sync ? req->id() : 0, req->length};
       sent = std::min(req->length, max - sizeof(h));
-      FragPack f{&h, sizeof(h), req->buffer, sent};
-      s = ep.am_bcopy(proto::kAmEagerFirst, &pack_frag, &f);
+      s = send_fragment(req, proto::kAmEagerFirst, &h, sizeof(h), req->buffer, sent);
     }
     if (s == Status::NoResource) return s;
     if (is_error(s)) {
@@ -359,21 +374,39 @@ Status EndpointImpl::send_bcopy_fragments(RequestImpl* req) {
   while (req->offset < req->length) {
     proto::EagerMiddleHdr h{worker_->uid(), req->offset};
     size_t n = std::min(req->length - req->offset, max - sizeof(h));
-    FragPack f{&h, sizeof(h), req->buffer + req->offset, n};
-    Status s = ep.am_bcopy(proto::kAmEagerMiddle, &pack_frag, &f);
+    Status s = send_fragment(req, proto::kAmEagerMiddle, &h, sizeof(h),
+                             req->buffer + req->offset, n);
     if (s == Status::NoResource) return s;
     if (is_error(s)) {
-      worker_->complete_send(req, s);
+      req->xfer_status = s;
+      if (req->inflight == 0) worker_->complete_send(req, s);
       return Status::Ok;
     }
     req->offset += n;
   }
-  if (req->sync && !req->acked) {
+  // Zero-copy fragments still being written keep the user's buffer borrowed.
+  if (req->inflight == 0) finish_fragments(req);
+  return Status::Ok;
+}
+
+void EndpointImpl::finish_fragments(RequestImpl* req) {
+  if (is_error(req->xfer_status)) {
+    worker_->complete_send(req, req->xfer_status);
+  } else if (req->sync && !req->acked) {
     req->stage = SendStage::WaitAck;
   } else {
     worker_->complete_send(req, Status::Ok);
   }
-  return Status::Ok;
+}
+
+void EndpointImpl::zcopy_completion(tl::Completion* c, Status s) {
+  RequestImpl* req = from_completion(c);
+  --req->inflight;
+  if (is_error(s)) req->xfer_status = s;
+  if (req->inflight != 0 || req->done) return;
+  // Fragments not yet sent: the queued request resumes from progress (and meets the error).
+  if (req->offset < req->length && req->queued) return;
+  req->ep->finish_fragments(req);
 }
 
 Status EndpointImpl::send_rts(RequestImpl* req) {

@@ -86,6 +86,12 @@ class EndpointImpl final : public Endpoint {
   Status put_fragments(RequestImpl* req);
   void finish_put(RequestImpl* req);
   static void put_completion(tl::Completion* c, Status s);
+  static void zcopy_completion(tl::Completion* c, Status s);
+  void finish_fragments(RequestImpl* req);
+  // One eager fragment: zero-copy from the user's buffer when the lane has am_zcopy and the
+  // payload is large enough, else packed. InProgress is counted in req->inflight.
+  Status send_fragment(RequestImpl* req, proto::AmId id, const void* hdr, size_t hdr_len,
+                       const std::byte* data, size_t len);
   static void flush_completion(tl::Completion* c, Status s);
 
   WorkerImpl* worker_;

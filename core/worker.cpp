@@ -39,6 +39,9 @@ Status WorkerImpl::open_ifaces(const WorkerParams& params) {
   sel_cfg_.rndv_frag_size = cfg.get_size("TORUS_RNDV_FRAG_SIZE");
   if (sel_cfg_.rndv_frag_size == 0 || sel_cfg_.rndv_frag_size == config::kSizeInf)
     sel_cfg_.rndv_frag_size = SIZE_MAX / 2;
+  // Below ~8 KiB a copy costs less than keeping the buffer borrowed until it is written.
+  const uint64_t zt = cfg.get_size("TORUS_ZCOPY_THRESH");
+  zcopy_thresh_ = zt == config::kSizeAuto ? 8192 : zt == config::kSizeInf ? SIZE_MAX : zt;
   const std::string& forced = cfg.get_string("TORUS_PROTO");
   if (forced != "auto") {
     sel_cfg_.forced = proto::proto_from_name(forced, &sel_cfg_.forced_proto);

@@ -53,6 +53,8 @@ class WorkerImpl {
   const proto::SelectorConfig& selector_config() const noexcept { return sel_cfg_; }
   bool proto_info() const noexcept { return proto_info_; }
   size_t rndv_frag_size() const noexcept { return sel_cfg_.rndv_frag_size; }
+  // Eager fragments from this many payload bytes go zero-copy where the lane can.
+  size_t zcopy_thresh() const noexcept { return zcopy_thresh_; }
 
   Result<EndpointImpl*> connect(std::span<const std::byte> address);
   EndpointImpl* find_endpoint(uint64_t uid) const noexcept;
@@ -129,6 +131,7 @@ class WorkerImpl {
   std::unordered_map<uint64_t, Assembly> assemblies_;
   RequestPool pool_;
   proto::SelectorConfig sel_cfg_;
+  size_t zcopy_thresh_ = 8192;
   bool proto_info_ = false;
   std::chrono::nanoseconds spin_time_{0};
   struct UserAm {

@@ -65,12 +65,13 @@ struct Socket {
 // A frame waiting to be written: its header and body inline, its payload either owned (a
 // copied active message) or borrowed (get/put data, valid until the operation completes).
 struct TxEntry {
-  std::array<std::byte, sizeof(FrameHeader) + sizeof(GetReqBody)> head{};
+  std::array<std::byte, sizeof(FrameHeader) + kMaxZcopyHeader> head{};
   uint32_t head_len = 0;
   std::vector<std::byte> owned;
   const std::byte* borrowed = nullptr;
   size_t borrowed_len = 0;
   size_t done = 0;  // bytes of head + payload already written
+  tl::Completion* comp = nullptr;  // am_zcopy: fires once the borrowed payload is written
   size_t payload_len() const noexcept { return borrowed ? borrowed_len : owned.size(); }
   size_t total() const noexcept { return head_len + payload_len(); }
 };

@@ -53,6 +53,22 @@ Status TcpEndpoint::am_bcopy(tl::AmId id, tl::PackFn pack, void* arg) {
   return iface_.send_frame(*peer_, std::as_bytes(std::span(&h, 1)), buf.first(len), false);
 }
 
+Status TcpEndpoint::am_zcopy(tl::AmId id, std::span<const std::byte> header,
+                             std::span<const iovec> iov, tl::Completion* comp) {
+  if (id >= tl::kMaxAmId || iov.size() > 1 || header.size() > kMaxZcopyHeader)
+    return Status::InvalidParam;
+  const size_t data = iov.empty() ? 0 : iov[0].iov_len;
+  if (header.size() + data > kMaxAmPayload) return Status::InvalidParam;
+  if (Status s = iface_.ready_to_send(*peer_); s != Status::Ok) return s;
+  std::array<std::byte, sizeof(FrameHeader) + kMaxZcopyHeader> head;
+  const FrameHeader h = frame_header(FrameType::Am, id, header.size() + data);
+  std::memcpy(head.data(), &h, sizeof(h));
+  if (!header.empty()) std::memcpy(head.data() + sizeof(h), header.data(), header.size());
+  const auto* p = data ? static_cast<const std::byte*>(iov[0].iov_base) : nullptr;
+  return iface_.send_frame(*peer_, std::span(head).first(sizeof(h) + header.size()),
+                           std::span(p, data), true, comp);
+}
+
 Status TcpEndpoint::get_zcopy(std::span<std::byte> local, uint64_t remote_addr,
                               std::span<const std::byte> rkey, tl::Completion* comp) {
   if (rkey.size() != kRkeySize || local.size() > kMaxRmaLength) return Status::InvalidParam;

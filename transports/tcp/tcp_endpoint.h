@@ -20,6 +20,8 @@ class TcpEndpoint final : public tl::Endpoint {
   [[nodiscard]] Status am_short(tl::AmId id, std::span<const std::byte> header,
                                 std::span<const std::byte> payload) override;
   [[nodiscard]] Status am_bcopy(tl::AmId id, tl::PackFn pack, void* arg) override;
+  [[nodiscard]] Status am_zcopy(tl::AmId id, std::span<const std::byte> header,
+                                std::span<const iovec> iov, tl::Completion* comp) override;
   [[nodiscard]] Status get_zcopy(std::span<std::byte> local, uint64_t remote_addr,
                                  std::span<const std::byte> rkey,
                                  tl::Completion* comp) override;

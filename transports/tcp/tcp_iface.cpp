@@ -132,11 +132,13 @@ std::optional<Error> TcpIface::setup() {
   if (have_nic && nic_Bps == 0) nic_Bps = 1250000000ull;
   attr_.caps.am_short = true;
   attr_.caps.am_bcopy = true;
+  attr_.caps.am_zcopy = true;
   attr_.caps.get_zcopy = true;
   attr_.caps.put_zcopy = true;
   attr_.caps.connect_to_iface = true;
   attr_.limits.max_short = 1024;
   attr_.limits.max_bcopy = kMaxAmPayload;
+  attr_.limits.max_zcopy = kMaxAmPayload;
   attr_.limits.max_iov = 1;
   attr_.limits.max_get = kMaxRmaLength;
   attr_.limits.max_put = kMaxRmaLength;
@@ -391,8 +393,12 @@ void TcpIface::fail_peer(Peer& peer, Status status) {
   }
   if (peer.active != nullptr) close_socket(peer.active, Status::Ok, "");
   if (peer.dialing != nullptr) close_socket(peer.dialing, Status::Ok, "");
+  std::vector<tl::Completion*> zcopies;
+  for (const TxEntry& e : peer.txq)
+    if (e.comp != nullptr) zcopies.push_back(e.comp);
   peer.txq.clear();
   peer.owned_bytes = 0;
+  for (tl::Completion* c : zcopies) c->func(c, status);
   std::deque<RmaOp> ops;
   ops.swap(peer.ops);
   for (RmaOp& op : ops)

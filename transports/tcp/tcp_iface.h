@@ -56,8 +56,11 @@ class TcpIface final : public tl::Iface {
 
   // For endpoints: queue or write a frame (dialing first if the peer has no socket).
   // `borrowed` payloads must stay valid until the frame is written (get/put operations).
+  // With `comp` (am_zcopy): InProgress when the borrowed payload had to be queued, and comp
+  // fires once it is written.
   [[nodiscard]] Status send_frame(Peer& peer, std::span<const std::byte> head,
-                                  std::span<const std::byte> payload, bool borrowed);
+                                  std::span<const std::byte> payload, bool borrowed,
+                                  tl::Completion* comp = nullptr);
   // Active messages are written to the kernel at once or not taken (NoResource, dialing if
   // needed): a message the transport merely queued would need the sender's progress to
   // arrive, and a sender whose send "completed" may never call progress again.

@@ -47,7 +47,8 @@ Status TcpIface::reserve(Peer& peer, size_t bytes) {
 }
 
 Status TcpIface::send_frame(Peer& peer, std::span<const std::byte> head,
-                            std::span<const std::byte> payload, bool borrowed) {
+                            std::span<const std::byte> payload, bool borrowed,
+                            tl::Completion* comp) {
   if (peer.failed) return peer.failure;
   size_t done = 0;
   Socket* s = peer.active;
@@ -75,8 +76,9 @@ Status TcpIface::send_frame(Peer& peer, std::span<const std::byte> head,
     peer.owned_bytes += payload.size();
   }
   e.done = done;
+  e.comp = comp;
   if (s != nullptr) set_want_write(s, true);
-  return Status::Ok;
+  return comp != nullptr ? Status::InProgress : Status::Ok;
 }
 
 bool TcpIface::flush_socket(Socket* s) {
@@ -100,7 +102,10 @@ bool TcpIface::flush_socket(Socket* s) {
     if (s->state != SockState::Dialing) set_want_write(s, false);
     return true;
   }
-  Peer& peer = *s->peer;
+  const std::shared_ptr<Peer> keep = s->peer;  // completions below may fail and drop it
+  Peer& peer = *keep;
+  // Completions run after the queue is consistent: they may send again.
+  std::vector<tl::Completion*> written;
   while (!peer.txq.empty()) {
     iovec iov[kMaxIov];
     int count = 0;
@@ -122,9 +127,10 @@ bool TcpIface::flush_socket(Socket* s) {
     if (n < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
         set_want_write(s, true);
-        return true;
+        break;
       }
       close_socket(s, Status::ConnectionReset, "");
+      for (tl::Completion* c : written) c->func(c, Status::Ok);
       return false;
     }
     size_t left = static_cast<size_t>(n);
@@ -138,15 +144,16 @@ bool TcpIface::flush_socket(Socket* s) {
       }
       left -= rest;
       peer.owned_bytes -= e.owned.size();
+      if (e.comp != nullptr) written.push_back(e.comp);
       peer.txq.pop_front();
     }
     if (!peer.txq.empty() && static_cast<size_t>(n) == 0) break;
   }
-  if (peer.txq.empty()) {
-    set_want_write(s, false);
-    settle(peer);
-  }
-  return true;
+  const bool drained = peer.txq.empty();
+  if (drained) set_want_write(s, false);
+  for (tl::Completion* c : written) c->func(c, Status::Ok);
+  if (drained) settle(peer);
+  return s->state != SockState::Closed;
 }
 
 }  // namespace torus::tcp

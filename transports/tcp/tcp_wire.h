@@ -18,6 +18,8 @@ inline constexpr size_t kRkeySize = 16;         // {u64 region id, u64 secret}
 // An AM frame carries at most this much (the iface's max_bcopy): the receive buffer holds
 // one whole AM, so the handler sees contiguous bytes.
 inline constexpr size_t kMaxAmPayload = 64 * 1024;
+// Header bytes an am_zcopy may carry before its borrowed payload (kept inline when queued).
+inline constexpr size_t kMaxZcopyHeader = 56;
 // One get/put moves at most this much; the caller fragments larger transfers.
 inline constexpr uint64_t kMaxRmaLength = 64ull << 20;
 
@@ -84,6 +86,7 @@ struct Welcome {
 #pragma pack(pop)
 
 static_assert(sizeof(FrameHeader) == 8);
+static_assert(kMaxZcopyHeader >= sizeof(GetReqBody), "a queued get request fits inline");
 static_assert(sizeof(Challenge) == 24 && sizeof(Hello) == 40 && sizeof(Welcome) == 16);
 
 // Bytes of the fixed body that follows the header of a frame of this type.
