@@ -1,0 +1,93 @@
+// Gather and scatter (linear: the root posts every transfer at once), allgather (ring:
+// n - 1 steps, each rank forwarding the block it got last) and alltoall (pairwise
+// exchange: in step k, send to r + k and receive from r - k).
+#include <cstring>
+#include <vector>
+
+#include "mpi_shim/lib/coll.h"
+#include "mpi_shim/lib/coll_context.h"
+#include "mpi_shim/lib/runtime.h"
+
+namespace torus::mpi::coll {
+namespace {
+
+std::byte* block_at(void* base, size_t block, int i) {
+  return static_cast<std::byte*>(base) + block * static_cast<size_t>(i);
+}
+const std::byte* block_at(const void* base, size_t block, int i) {
+  return static_cast<const std::byte*>(base) + block * static_cast<size_t>(i);
+}
+
+// Waits for and releases every request; returns the first error.
+Status wait_all(std::vector<Request*>& reqs) {
+  Status first = Status::Ok;
+  for (Request*& req : reqs) {
+    if (!req) continue;
+    Status s = wait_for(req);
+    if (is_error(s) && !is_error(first)) first = s;
+    req->release();
+    req = nullptr;
+  }
+  return first;
+}
+
+}  // namespace
+
+Status gather(Comm& c, const void* sbuf, void* rbuf, size_t block, int root) {
+  CollContext cc(c);
+  if (cc.rank() != root) return cc.send(root, 0, sbuf, block);
+  std::vector<Request*> reqs(static_cast<size_t>(cc.size()), nullptr);
+  Status first = Status::Ok;
+  for (int i = 0; i < cc.size() && !is_error(first); ++i)
+    if (i != root) first = cc.post_recv(i, 0, block_at(rbuf, block, i), block, &reqs[size_t(i)]);
+  if (sbuf != MPI_IN_PLACE && block) std::memcpy(block_at(rbuf, block, root), sbuf, block);
+  Status s = wait_all(reqs);
+  return is_error(first) ? first : s;
+}
+
+Status scatter(Comm& c, const void* sbuf, void* rbuf, size_t block, int root) {
+  CollContext cc(c);
+  if (cc.rank() != root) return cc.recv(root, 0, rbuf, block);
+  std::vector<Request*> reqs(static_cast<size_t>(cc.size()), nullptr);
+  Status first = Status::Ok;
+  for (int i = 0; i < cc.size() && !is_error(first); ++i)
+    if (i != root) first = cc.post_send(i, 0, block_at(sbuf, block, i), block, &reqs[size_t(i)]);
+  if (rbuf != MPI_IN_PLACE && block) std::memcpy(rbuf, block_at(sbuf, block, root), block);
+  Status s = wait_all(reqs);
+  return is_error(first) ? first : s;
+}
+
+Status allgather(Comm& c, const void* sbuf, void* rbuf, size_t block) {
+  CollContext cc(c);
+  const int n = cc.size(), r = cc.rank();
+  if (sbuf != MPI_IN_PLACE && block) std::memcpy(block_at(rbuf, block, r), sbuf, block);
+  const int right = (r + 1) % n, left = (r - 1 + n) % n;
+  for (int step = 0; step < n - 1; ++step) {
+    // Non-overtaking keeps steps from one neighbour in order even when the phase wraps.
+    const int send_block = (r - step + n) % n, recv_block = (r - step - 1 + n) % n;
+    Status s = cc.sendrecv(right, block_at(rbuf, block, send_block), block, left,
+                           block_at(rbuf, block, recv_block), block, step & 63);
+    if (is_error(s)) return s;
+  }
+  return Status::Ok;
+}
+
+Status alltoall(Comm& c, const void* sbuf, void* rbuf, size_t block) {
+  CollContext cc(c);
+  const int n = cc.size(), r = cc.rank();
+  std::vector<std::byte> copy;
+  if (sbuf == MPI_IN_PLACE) {  // the send blocks are the receive buffer's old contents
+    copy.assign(block_at(rbuf, block, 0), block_at(rbuf, block, n));
+    sbuf = copy.data();
+  }
+  if (block) std::memcpy(block_at(rbuf, block, r), block_at(sbuf, block, r), block);
+  for (int step = 1; step < n; ++step) {
+    const int dst = (r + step) % n, src = (r - step + n) % n;
+    Status s = cc.sendrecv(dst, block_at(sbuf, block, dst), block, src,
+                           block_at(rbuf, block, src), block, step & 63);
+    if (is_error(s)) return s;
+  }
+  return Status::Ok;
+}
+
+}  // namespace torus::mpi::coll

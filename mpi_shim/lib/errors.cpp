@@ -1,0 +1,110 @@
+// Error handlers, error strings and classes (MPI_Error_string, MPI_Comm_set_errhandler).
+#include "mpi_shim/lib/errors.h"
+
+#include <cstdio>
+#include <cstring>
+
+#include "mpi_shim/lib/comm.h"
+#include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/runtime.h"
+
+namespace torus::mpi {
+namespace {
+
+const char* error_text(int code) {
+  switch (code) {
+    case MPI_SUCCESS: return "no error";
+    case MPI_ERR_BUFFER: return "invalid buffer pointer";
+    case MPI_ERR_COUNT: return "invalid count argument";
+    case MPI_ERR_TYPE: return "invalid datatype";
+    case MPI_ERR_TAG: return "invalid tag";
+    case MPI_ERR_COMM: return "invalid communicator";
+    case MPI_ERR_RANK: return "invalid rank";
+    case MPI_ERR_ROOT: return "invalid root";
+    case MPI_ERR_GROUP: return "invalid group";
+    case MPI_ERR_OP: return "invalid reduction operation (or not defined on this datatype)";
+    case MPI_ERR_ARG: return "invalid argument";
+    case MPI_ERR_UNKNOWN: return "unknown error";
+    case MPI_ERR_TRUNCATE: return "message truncated: the receive buffer is too small";
+    case MPI_ERR_OTHER: return "other error (see the message printed before)";
+    case MPI_ERR_INTERN: return "internal error";
+    case MPI_ERR_IN_STATUS: return "error code is in the status";
+    case MPI_ERR_PENDING: return "pending request";
+    case MPI_ERR_REQUEST: return "invalid request";
+    case MPI_ERR_NO_MEM: return "out of memory";
+    case MPI_ERR_UNSUPPORTED_OPERATION: return "operation not supported by torus's MPI yet";
+    case MPI_ERR_PROC_ABORTED: return "a peer process failed or the connection to it was lost";
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+int error_from_status(Status s) noexcept {
+  switch (s) {
+    case Status::Ok: case Status::InProgress: return MPI_SUCCESS;
+    case Status::BufferTooSmall: return MPI_ERR_TRUNCATE;
+    case Status::InvalidParam: return MPI_ERR_ARG;
+    case Status::NoMemory: return MPI_ERR_NO_MEM;
+    case Status::Unsupported: return MPI_ERR_UNSUPPORTED_OPERATION;
+    case Status::Unreachable: case Status::ConnectionReset: return MPI_ERR_PROC_ABORTED;
+    default: return MPI_ERR_OTHER;
+  }
+}
+
+int raise_error(Comm* comm, int code, const char* fn) {
+  if (!comm) comm = comm_get(MPI_COMM_WORLD);
+  if (comm && comm->errhandler == MPI_ERRORS_RETURN) return code;
+  const char* text = error_text(code);
+  Runtime* rt = runtime();
+  std::fprintf(stderr, "torus MPI: rank %d: %s: %s (error class %d); aborting the job\n",
+               rt ? rt->world_rank : 0, fn, text ? text : "unknown error", code);
+  std::fflush(stderr);
+  PMPI_Abort(MPI_COMM_WORLD, code);
+  return code;  // not reached
+}
+
+}  // namespace torus::mpi
+
+using namespace torus::mpi;
+
+extern "C" {
+
+int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
+  const char* text = error_text(errorcode);
+  if (!text) return MPI_ERR_ARG;
+  std::snprintf(string, MPI_MAX_ERROR_STRING, "%s", text);
+  *resultlen = static_cast<int>(std::strlen(string));
+  return MPI_SUCCESS;
+}
+
+int PMPI_Error_class(int errorcode, int* errorclass) {
+  // No error codes beyond the classes yet: a code is its own class.
+  if (!error_text(errorcode)) return MPI_ERR_ARG;
+  *errorclass = errorcode;
+  return MPI_SUCCESS;
+}
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+  Comm* c = comm_get(comm);
+  if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Comm_set_errhandler");
+  if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN &&
+      errhandler != MPI_ERRORS_ABORT)
+    return raise_error(c, MPI_ERR_ARG, "MPI_Comm_set_errhandler");
+  c->errhandler = errhandler;
+  return MPI_SUCCESS;
+}
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+  Comm* c = comm_get(comm);
+  if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Comm_get_errhandler");
+  *errhandler = c->errhandler;
+  return MPI_SUCCESS;
+}
+
+TORUS_MPI_ALIAS(MPI_Error_string)
+TORUS_MPI_ALIAS(MPI_Error_class)
+TORUS_MPI_ALIAS(MPI_Comm_set_errhandler)
+TORUS_MPI_ALIAS(MPI_Comm_get_errhandler)
+
+}  // extern "C"

@@ -1,0 +1,288 @@
+// The request table and MPI_Wait, Waitall, Waitany, Test, Testall, Testany, Request_free,
+// Cancel, Test_cancelled. Slots live in fixed-size chunks that
+// are never moved or freed, so a handle is resolved without a lock; allocation takes one.
+#include "mpi_shim/lib/request.h"
+
+#include <array>
+#include <chrono>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/base/log.h"
+#include "mpi_shim/lib/errors.h"
+#include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/runtime.h"
+#include "mpi_shim/lib/status.h"
+#include "mpi_shim/lib/tag_layout.h"
+
+namespace torus::mpi {
+namespace {
+
+constexpr uint32_t kHandleBase = 0xac000000u;
+constexpr uint32_t kChunkBits = 10;
+constexpr uint32_t kChunkSize = 1u << kChunkBits;
+constexpr uint32_t kMaxChunks = 1u << (24 - kChunkBits);  // index fits the handle's low 24 bits
+
+struct Slot {
+  Request* req = nullptr;
+  bool is_recv = false;
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  MPI_Status done_status{};
+};
+
+struct RequestTable {
+  std::array<std::atomic<Slot*>, kMaxChunks> chunks{};  // lock-free lookups
+  std::mutex mutex;                                       // guards everything below
+  std::array<std::unique_ptr<Slot[]>, kMaxChunks> owned;  // the chunks' storage
+  std::vector<uint32_t> free_list;
+  uint32_t used = 0;  // slots handed out at least once
+};
+RequestTable g_requests;
+
+Slot* slot_of(MPI_Request h) {
+  uint32_t v = static_cast<uint32_t>(h);
+  if ((v & 0xff000000u) != kHandleBase) return nullptr;
+  uint32_t idx = v & 0xffffffu;
+  Slot* chunk = g_requests.chunks[idx >> kChunkBits].load(std::memory_order_acquire);
+  return chunk ? &chunk[idx & (kChunkSize - 1)] : nullptr;
+}
+
+void slot_free(MPI_Request h) {
+  std::lock_guard lock(g_requests.mutex);
+  g_requests.free_list.push_back(static_cast<uint32_t>(h) & 0xffffffu);
+}
+
+// Completes the request's bookkeeping once its operation finished: fills the status,
+// releases the torus request and the handle. Returns the MPI error code of the operation.
+int retire(MPI_Request* handle, Slot* s, MPI_Status* st) {
+  int code = MPI_SUCCESS;
+  if (s->req) {
+    Status ts = s->req->status();
+    const bool canceled = ts == Status::Canceled;
+    code = canceled ? MPI_SUCCESS : error_from_status(ts);
+    if (canceled) {
+      status_empty(st);
+      if (st != MPI_STATUS_IGNORE) st->count_hi_and_cancelled |= 1;
+    } else if (s->is_recv) {
+      RecvInfo info = s->req->info();
+      status_set(st, tag_source(info.tag), tag_user(info.tag), info.length, code);
+    } else {
+      status_empty(st);
+      if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = code;
+    }
+    s->req->release();
+    s->req = nullptr;
+  } else {
+    code = s->done_status.MPI_ERROR;
+    if (st != MPI_STATUS_IGNORE) *st = s->done_status;
+  }
+  slot_free(*handle);
+  *handle = MPI_REQUEST_NULL;
+  return code;
+}
+
+// Whether the request behind a live slot has finished (a request-less slot always has).
+bool slot_done(const Slot* s) { return !s->req || s->req->completed(); }
+
+}  // namespace
+
+MPI_Request request_create(Request* req, bool is_recv, MPI_Errhandler errhandler,
+                           const MPI_Status& done_status) {
+  uint32_t idx;
+  {
+    std::lock_guard lock(g_requests.mutex);
+    if (!g_requests.free_list.empty()) {
+      idx = g_requests.free_list.back();
+      g_requests.free_list.pop_back();
+    } else {
+      idx = g_requests.used++;
+      TORUS_ASSERT((idx >> kChunkBits) < kMaxChunks);  // 16M requests outstanding
+      auto& owned = g_requests.owned[idx >> kChunkBits];
+      if (!owned) {
+        owned = std::make_unique<Slot[]>(kChunkSize);
+        g_requests.chunks[idx >> kChunkBits].store(owned.get(), std::memory_order_release);
+      }
+    }
+  }
+  Slot* s = &g_requests.chunks[idx >> kChunkBits].load()[idx & (kChunkSize - 1)];
+  s->req = req;
+  s->is_recv = is_recv;
+  s->errhandler = errhandler;
+  s->done_status = done_status;
+  return static_cast<MPI_Request>(kHandleBase | idx);
+}
+
+}  // namespace torus::mpi
+
+using namespace torus::mpi;
+
+namespace {
+
+// MPI_ERRORS_RETURN on the request's communicator returns the code; otherwise the job ends.
+int request_error(MPI_Errhandler eh, int code, const char* fn) {
+  if (code == MPI_SUCCESS || eh == MPI_ERRORS_RETURN) return code;
+  return raise_error(nullptr, code, fn);
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
+  if (*request == MPI_REQUEST_NULL) {
+    status_empty(status);
+    return MPI_SUCCESS;
+  }
+  Slot* s = slot_of(*request);
+  if (!s) return raise_error(nullptr, MPI_ERR_REQUEST, "MPI_Wait");
+  if (s->req) (void)wait_for(s->req);  // the outcome is read from the request by retire
+  MPI_Errhandler eh = s->errhandler;
+  return request_error(eh, retire(request, s, status), "MPI_Wait");
+}
+
+int PMPI_Waitall(int count, MPI_Request* requests, MPI_Status* statuses) {
+  bool failed = false;
+  MPI_Errhandler eh = MPI_ERRORS_ARE_FATAL;
+  int first_code = MPI_SUCCESS;
+  for (int i = 0; i < count; ++i) {
+    MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+    if (requests[i] == MPI_REQUEST_NULL) {
+      status_empty(st);
+      continue;
+    }
+    Slot* s = slot_of(requests[i]);
+    if (!s) return raise_error(nullptr, MPI_ERR_REQUEST, "MPI_Waitall");
+    if (s->req) (void)wait_for(s->req);
+    MPI_Errhandler this_eh = s->errhandler;
+    int code = retire(&requests[i], s, st);
+    if (code != MPI_SUCCESS && !failed) {
+      failed = true;
+      eh = this_eh;
+      first_code = code;
+    }
+  }
+  if (!failed) return MPI_SUCCESS;
+  // With real statuses the caller finds each request's code in MPI_ERROR.
+  return request_error(eh, statuses == MPI_STATUSES_IGNORE ? first_code : MPI_ERR_IN_STATUS,
+                       "MPI_Waitall");
+}
+
+int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  if (*request == MPI_REQUEST_NULL) {
+    *flag = 1;
+    status_empty(status);
+    return MPI_SUCCESS;
+  }
+  Slot* s = slot_of(*request);
+  if (!s) return raise_error(nullptr, MPI_ERR_REQUEST, "MPI_Test");
+  if (s->req && !s->req->completed()) {
+    runtime()->worker->progress();
+    if (!s->req->completed()) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  *flag = 1;
+  MPI_Errhandler eh = s->errhandler;
+  return request_error(eh, retire(request, s, status), "MPI_Test");
+}
+
+int PMPI_Waitany(int count, MPI_Request* requests, int* index, MPI_Status* status) {
+  const auto since = std::chrono::steady_clock::now();
+  for (;;) {
+    bool any_active = false;
+    for (int i = 0; i < count; ++i) {
+      if (requests[i] == MPI_REQUEST_NULL) continue;
+      Slot* s = slot_of(requests[i]);
+      if (!s) return raise_error(nullptr, MPI_ERR_REQUEST, "MPI_Waitany");
+      any_active = true;
+      if (slot_done(s)) {
+        *index = i;
+        MPI_Errhandler eh = s->errhandler;
+        return request_error(eh, retire(&requests[i], s, status), "MPI_Waitany");
+      }
+    }
+    if (!any_active) {
+      *index = MPI_UNDEFINED;
+      status_empty(status);
+      return MPI_SUCCESS;
+    }
+    progress_or_sleep(since);
+  }
+}
+
+int PMPI_Testany(int count, MPI_Request* requests, int* index, int* flag, MPI_Status* status) {
+  runtime()->worker->progress();
+  bool any_active = false;
+  for (int i = 0; i < count; ++i) {
+    if (requests[i] == MPI_REQUEST_NULL) continue;
+    Slot* s = slot_of(requests[i]);
+    if (!s) return raise_error(nullptr, MPI_ERR_REQUEST, "MPI_Testany");
+    any_active = true;
+    if (slot_done(s)) {
+      *index = i;
+      *flag = 1;
+      MPI_Errhandler eh = s->errhandler;
+      return request_error(eh, retire(&requests[i], s, status), "MPI_Testany");
+    }
+  }
+  // With no active request the call succeeds at once, as the standard says.
+  *flag = any_active ? 0 : 1;
+  *index = MPI_UNDEFINED;
+  if (!any_active) status_empty(status);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Testall(int count, MPI_Request* requests, int* flag, MPI_Status* statuses) {
+  runtime()->worker->progress();
+  for (int i = 0; i < count; ++i) {
+    if (requests[i] == MPI_REQUEST_NULL) continue;
+    Slot* s = slot_of(requests[i]);
+    if (!s) return raise_error(nullptr, MPI_ERR_REQUEST, "MPI_Testall");
+    if (!slot_done(s)) {
+      *flag = 0;  // all or nothing: no request is completed by a false Testall
+      return MPI_SUCCESS;
+    }
+  }
+  *flag = 1;
+  return PMPI_Waitall(count, requests, statuses);  // every one is done: this only retires
+}
+
+int PMPI_Request_free(MPI_Request* request) {
+  Slot* s = slot_of(*request);
+  if (!s) return raise_error(nullptr, MPI_ERR_REQUEST, "MPI_Request_free");
+  // The operation still runs to completion; torus returns the request to its pool then.
+  if (s->req) s->req->release();
+  s->req = nullptr;
+  slot_free(*request);
+  *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+int PMPI_Cancel(MPI_Request* request) {
+  Slot* s = slot_of(*request);
+  if (!s) return raise_error(nullptr, MPI_ERR_REQUEST, "MPI_Cancel");
+  // Only unmatched receives can be canceled; for anything else cancel is a no-op and the
+  // request completes normally (the standard allows a cancel to fail this way).
+  if (s->req && s->is_recv && !s->req->completed()) (void)runtime()->worker->cancel(s->req);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  *flag = status->count_hi_and_cancelled & 1;
+  return MPI_SUCCESS;
+}
+
+TORUS_MPI_ALIAS(MPI_Waitany)
+TORUS_MPI_ALIAS(MPI_Testany)
+TORUS_MPI_ALIAS(MPI_Testall)
+TORUS_MPI_ALIAS(MPI_Request_free)
+TORUS_MPI_ALIAS(MPI_Cancel)
+TORUS_MPI_ALIAS(MPI_Test_cancelled)
+TORUS_MPI_ALIAS(MPI_Wait)
+TORUS_MPI_ALIAS(MPI_Waitall)
+TORUS_MPI_ALIAS(MPI_Test)
+
+}  // extern "C"

@@ -1,0 +1,140 @@
+// World setup and tear-down: bootstrap, torus context and worker, one fence for addresses,
+// endpoints on demand.
+#include "mpi_shim/lib/runtime.h"
+
+#include <cstdio>
+#include <string>
+
+#include "core/base/log.h"
+#include "mpi_shim/include/mpi.h"
+#include "mpi_shim/lib/coll.h"
+#include "mpi_shim/lib/comm.h"
+#include "mpi_shim/lib/tag_layout.h"
+
+namespace torus::mpi {
+namespace {
+
+// The one MPI runtime of the process; the phase is atomic so that MPI_Initialized and
+// MPI_Finalized may be called from any thread at any time.
+std::unique_ptr<Runtime> g_runtime;
+std::atomic<Phase> g_phase{Phase::NotStarted};
+
+constexpr const char* kAddrKey = "mpi-addr";
+
+void on_endpoint_error(void* arg, Endpoint* ep, Status status) {
+  const Runtime* rt = static_cast<const Runtime*>(arg);
+  std::fprintf(stderr, "torus MPI: rank %d: connection to peer %016llx failed: %s\n",
+               rt->world_rank, static_cast<unsigned long long>(ep->peer_uid()),
+               status_string(status));
+}
+
+int setup_failed(const char* what, const std::string& why) {
+  std::fprintf(stderr, "torus MPI: MPI_Init: %s: %s\n", what, why.c_str());
+  return MPI_ERR_OTHER;
+}
+
+}  // namespace
+
+Runtime* runtime() noexcept { return g_runtime.get(); }
+Phase phase() noexcept { return g_phase.load(std::memory_order_acquire); }
+
+int runtime_start(int thread_level) {
+  auto rt = std::make_unique<Runtime>();
+  auto boot = boot::open_bootstrap();
+  if (!boot) return setup_failed("bootstrap", boot.error().message);
+  rt->boot = std::move(boot.value());
+  const boot::JobInfo& job = rt->boot->job();
+  if (job.size > kMaxRanks)
+    return setup_failed("job size", std::to_string(job.size) + " ranks; at most " +
+                                        std::to_string(kMaxRanks) + " fit in the tag");
+  rt->world_rank = job.rank;
+  rt->world_size = job.size;
+  rt->thread_level = thread_level;
+  rt->main_thread = std::this_thread::get_id();
+  rt->attrs.tag_ub = kTagUb;
+  rt->attrs.host = MPI_PROC_NULL;   // no process is "the host"
+  rt->attrs.io = MPI_ANY_SOURCE;    // every process can do I/O
+  rt->attrs.wtime_is_global = 0;    // MPI_Wtime is a per-host monotonic clock
+  rt->attrs.appnum = job.appnum;
+  rt->attrs.universe_size = job.size;
+
+  ContextParams cp;
+  cp.expected_local_peers = job.local_size - 1;
+  auto ctx = Context::create(cp);
+  if (!ctx) return setup_failed("torus context", ctx.error().message);
+  rt->context = std::move(ctx.value());
+  WorkerParams wp;
+  wp.thread_multi = thread_level == MPI_THREAD_MULTIPLE;
+  auto worker = rt->context->create_worker(wp);
+  if (!worker) return setup_failed("torus worker", worker.error().message);
+  rt->worker = std::move(worker.value());
+  rt->worker->set_error_handler(on_endpoint_error, rt.get());
+
+  // One put and one fence; peers' addresses are fetched when first needed (endpoint_to).
+  std::vector<std::byte> addr = rt->worker->address();
+  if (is_error(rt->boot->put(kAddrKey, std::string_view(reinterpret_cast<const char*>(addr.data()),
+                                                         addr.size()))) ||
+      is_error(rt->boot->fence()))
+    return setup_failed("address exchange", "the bootstrap's put or fence failed");
+  rt->endpoints = std::vector<std::atomic<Endpoint*>>(static_cast<size_t>(job.size));
+  comms_init(job.rank, job.size);
+  g_runtime = std::move(rt);
+  g_phase.store(Phase::Running, std::memory_order_release);
+  return MPI_SUCCESS;
+}
+
+int runtime_stop() {
+  Runtime* rt = g_runtime.get();
+  // The barrier progresses the worker until every rank got here, so no rank still waits on
+  // a message (or a rendezvous acknowledgement) from us; the fence then guarantees that the
+  // barrier's own last messages were received before anyone tears its worker down.
+  Comm* world = comm_get(MPI_COMM_WORLD);
+  Status s = coll::barrier(*world);
+  if (is_error(s))
+    std::fprintf(stderr, "torus MPI: MPI_Finalize: closing barrier failed: %s\n",
+                 status_string(s));
+  bool fenced = !is_error(rt->boot->fence());
+  comms_clear();
+  rt->endpoints.clear();
+  rt->worker.reset();
+  rt->context.reset();
+  bool finalized = !is_error(rt->boot->finalize());
+  g_runtime.reset();
+  g_phase.store(Phase::Finalized, std::memory_order_release);
+  return (!is_error(s) && fenced && finalized) ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
+Endpoint* endpoint_to(int world_rank) {
+  Runtime* rt = g_runtime.get();
+  std::atomic<Endpoint*>& slot = rt->endpoints[static_cast<size_t>(world_rank)];
+  if (Endpoint* ep = slot.load(std::memory_order_acquire)) return ep;
+  std::lock_guard lock(rt->connect_mutex);
+  if (Endpoint* ep = slot.load(std::memory_order_relaxed)) return ep;
+  auto addr = rt->boot->get(world_rank, kAddrKey);
+  if (!addr) {
+    std::fprintf(stderr, "torus MPI: rank %d: address of rank %d: %s\n", rt->world_rank,
+                 world_rank, addr.error().message.c_str());
+    return nullptr;
+  }
+  auto ep = rt->worker->connect(
+      std::span(reinterpret_cast<const std::byte*>(addr->data()), addr->size()));
+  if (!ep) {
+    std::fprintf(stderr, "torus MPI: rank %d: connect to rank %d: %s\n", rt->world_rank,
+                 world_rank, ep.error().message.c_str());
+    return nullptr;
+  }
+  slot.store(ep.value(), std::memory_order_release);
+  return ep.value();
+}
+
+Status wait_for(Request* req) { return g_runtime->worker->wait_request(req); }
+
+void progress_or_sleep(std::chrono::steady_clock::time_point since) {
+  // The same spin budget as torus's own wait_request (TORUS_SPIN_TIME's automatic value).
+  constexpr auto kSpin = std::chrono::microseconds(50);
+  Worker& w = *g_runtime->worker;
+  if (w.progress() == 0 && std::chrono::steady_clock::now() - since > kSpin)
+    (void)w.wait(std::chrono::milliseconds(1));
+}
+
+}  // namespace torus::mpi

@@ -1,0 +1,57 @@
+// The process-wide MPI state between MPI_Init and MPI_Finalize: the bootstrap, the torus
+// context and worker, and endpoints to world ranks, created on first use.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/api/torus.hpp"
+#include "mpi_shim/bootstrap/bootstrap.h"
+
+namespace torus::mpi {
+
+enum class Phase { NotStarted, Running, Finalized };
+
+struct Runtime {
+  std::unique_ptr<boot::Bootstrap> boot;
+  std::unique_ptr<Context> context;
+  std::unique_ptr<Worker> worker;
+  int world_rank = 0;
+  int world_size = 1;
+  int thread_level = 0;  // MPI_THREAD_*
+  std::thread::id main_thread;  // the one that called MPI_Init (MPI_Is_thread_main)
+  // Values of the predefined attributes of MPI_COMM_WORLD (MPI_Comm_get_attr hands out
+  // pointers to them, so they live as long as the runtime).
+  struct {
+    int tag_ub, host, io, wtime_is_global, appnum, universe_size;
+  } attrs{};
+  // Endpoints by world rank; nullptr until the first message to that rank.
+  std::vector<std::atomic<Endpoint*>> endpoints;
+  std::mutex connect_mutex;  // the bootstrap serves one thread at a time
+};
+
+// The runtime, or nullptr outside Init..Finalize.
+Runtime* runtime() noexcept;
+Phase phase() noexcept;
+
+// Sets up the world (bootstrap, one fence for worker addresses); returns an MPI error code.
+int runtime_start(int thread_level);
+// Barrier, fence, tear-down in order; returns an MPI error code.
+int runtime_stop();
+
+// The endpoint to a world rank (a bootstrap get and a connect on first use), or nullptr with
+// the reason logged.
+Endpoint* endpoint_to(int world_rank);
+
+// Blocks until req completes (spin, then sleep on the worker); returns its status.
+Status wait_for(Request* req);
+// One step of a wait on a condition the caller polls (Probe, Waitany): progresses the
+// worker, and once `since` is more than the spin time ago, sleeps until an event (at most
+// 1 ms, so a condition that no event announces is still seen).
+void progress_or_sleep(std::chrono::steady_clock::time_point since);
+
+}  // namespace torus::mpi
