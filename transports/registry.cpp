@@ -8,6 +8,9 @@
 #include "transports/self/self_transport.h"
 #include "transports/shm/shm_transport.h"
 #include "transports/tcp/tcp_transport.h"
+#if TORUS_HAVE_OFI
+#include "transports/ofi/ofi_transport.h"
+#endif
 
 namespace torus::tl {
 namespace {
@@ -17,11 +20,19 @@ constexpr TransportEntry kTable[] = {
     {"self", "loopback inside one worker", &torus::self::make_transport},
     {"shm", "shared memory between processes on one host", &torus::shm::make_transport},
     {"tcp", "TCP sockets, between hosts and as the fallback", &torus::tcp::make_transport},
+#if TORUS_HAVE_OFI
+    {"ofi", "libfabric RDM: EFA, cxi, psm3, verbs (tcp, sockets when named)",
+     &torus::ofi::make_transport},
+#endif
 };
 
 // Transports torus knows of but this build does not contain yet (or was configured
 // without): a TORUS_TLS written for a fuller build still works here, with a warning.
+#if TORUS_HAVE_OFI
+constexpr std::string_view kNotBuilt[] = {"verbs", "cuda_ipc"};
+#else
 constexpr std::string_view kNotBuilt[] = {"ofi", "verbs", "cuda_ipc"};
+#endif
 
 constexpr std::string_view kBlanks = " \t\n\r";
 

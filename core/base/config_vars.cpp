@@ -86,6 +86,25 @@ constexpr VarDecl kVars[] = {
             "a few intervals); inf = off",
      .allow_auto = false},
 
+    // libfabric transport.
+    {.name = "TORUS_OFI_PROVIDER", .type = Type::String, .default_value = "auto", .unit = "",
+     .doc = "libfabric provider for the ofi transport (efa, cxi, psm3, verbs, tcp, sockets, "
+            "shm); auto = FI_PROVIDER if set, else the first of efa, cxi, psm3, verbs found "
+            "(tcp, sockets, udp and shm duplicate torus transports and open only when named)"},
+    {.name = "TORUS_OFI_SEG_SIZE", .type = Type::Size, .default_value = "8k", .unit = "bytes",
+     .doc = "largest ofi active message (header included), the size of each send bounce "
+            "buffer and receive slot; capped by the provider's max_msg_size"},
+    {.name = "TORUS_OFI_TX_BUFS", .type = Type::Int, .default_value = "128", .unit = "buffers",
+     .doc = "registered send bounce buffers per ofi iface; none free = back-pressure"},
+    {.name = "TORUS_OFI_RX_BUFS", .type = Type::Int, .default_value = "128", .unit = "buffers",
+     .doc = "receive buffers posted per ofi iface when the provider lacks FI_MULTI_RECV (or "
+            "TORUS_OFI_MULTI_RECV=n)"},
+    {.name = "TORUS_OFI_MULTI_RECV", .type = Type::Bool, .default_value = "y", .unit = "",
+     .doc = "receive ofi active messages into multi-receive buffers where the provider "
+            "offers FI_MULTI_RECV; n = one posted buffer per message"},
+    {.name = "TORUS_OFI_WAIT_FD", .type = Type::Bool, .default_value = "y", .unit = "",
+     .doc = "ask the ofi completion queue for a wait fd so a worker can sleep; n = poll only"},
+
     // Memory: registration cache.
     {.name = "TORUS_RCACHE", .type = Type::Enum, .default_value = "auto", .unit = "",
      .doc = "registration cache: auto uses it when an unmap monitor works, y fails without "

@@ -1,0 +1,35 @@
+// Per-provider cost figures and provider-specific capability checks (EFA's RDMA read).
+#pragma once
+
+#include <rdma/fabric.h>
+#include <rdma/fi_endpoint.h>
+
+#include <string>
+
+#include "transports/transport.h"
+
+namespace torus::ofi {
+
+struct ProviderCost {
+  tl::Cost am;
+  tl::Cost rma;
+};
+
+// Nominal figures per core provider name. tcp, sockets and udp are priced no better than
+// torus's own tcp transport (loopback 5 us / 4 GB/s), so where both reach a peer the
+// selector keeps torus tcp: these providers add a layer over the same sockets.
+ProviderCost provider_cost(const std::string& core_provider);
+
+// Whether fi_read is a real one-sided read. EFA devices without RDMA read emulate it over
+// send/recv inside the provider; torus then does not advertise get_zcopy, so rendezvous
+// falls back to put (or eager) instead of paying for an emulated read.
+bool rma_read_native(const fi_info& info, fid_ep* ep);
+
+// Whether the provider refuses an RMA with a bad key by an error completion and keeps the
+// peer usable. libfabric 1.17's tcp provider (under ofi_rxm) closes the connection instead:
+// every later operation to that peer fails with FI_ECONNRESET. A forged or stale key from a
+// peer must not cut the link (transport.h: AccessDenied, the endpoint still works), so
+// get/put are not advertised on such providers and rendezvous falls back to eager.
+bool rma_refusal_keeps_peer(const std::string& core_provider);
+
+}  // namespace torus::ofi

@@ -1,0 +1,289 @@
+// The ofi iface: opening fabric, domain, CQ, AV and RDM endpoint; the address; attributes
+// and costs; endpoints; registration. Receive buffers and the CQ loop: ofi_progress.cpp.
+#include "transports/ofi/ofi_iface.h"
+
+#include <rdma/fi_cm.h>
+#include <rdma/fi_errno.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/base/config.h"
+#include "core/base/log.h"
+#include "transports/ofi/ofi_cost.h"
+#include "transports/ofi/ofi_endpoint.h"
+#include "transports/ofi/ofi_wire.h"
+
+namespace torus::ofi {
+namespace {
+
+Error fi_error(const char* call, int rc) {
+  return make_error(rc == -FI_ENOMEM ? Status::NoMemory : Status::IoError,
+                    std::string("ofi: ") + call + ": " + fi_strerror(-rc));
+}
+
+void close_fid(fid* f) noexcept {
+  if (f != nullptr) fi_close(f);
+}
+
+}  // namespace
+
+OfiIface::OfiIface(const tl::IfaceParams& params, const Settings& settings)
+    : params_(params), settings_(settings) {}
+
+Result<std::unique_ptr<OfiIface>> OfiIface::open(const tl::IfaceParams& params,
+                                                 const Settings& settings) {
+  auto iface = std::make_unique<OfiIface>(params, settings);
+  if (auto err = iface->setup()) return std::move(*err);
+  return iface;
+}
+
+std::optional<Error> OfiIface::setup() {
+  auto chosen = choose_provider(settings_.provider);
+  if (!chosen) return chosen.error();
+  info_ = std::move(chosen.value());
+  provider_ = info_->fabric_attr->prov_name;
+  fabric_name_ = info_->fabric_attr->name != nullptr ? info_->fabric_attr->name : "";
+
+  int rc = fi_fabric(info_->fabric_attr, &fabric_, nullptr);
+  if (rc != 0) return fi_error("fi_fabric", rc);
+  rc = fi_domain(fabric_, info_.get(), &domain_, nullptr);
+  if (rc != 0) return fi_error("fi_domain", rc);
+
+  fi_cq_attr cq_attr{};
+  cq_attr.format = FI_CQ_FORMAT_DATA;
+  cq_attr.size = settings_.tx_bufs + settings_.rx_bufs + 1024;
+  cq_attr.wait_obj = settings_.event_fd ? FI_WAIT_FD : FI_WAIT_NONE;
+  rc = fi_cq_open(domain_, &cq_attr, &cq_, nullptr);
+  if (rc != 0 && cq_attr.wait_obj != FI_WAIT_NONE) {
+    // No fd to sleep on: the worker keeps polling this iface.
+    TORUS_DEBUG("ofi: %s has no CQ wait fd (%s); polling only", provider_.c_str(),
+                fi_strerror(-rc));
+    cq_attr.wait_obj = FI_WAIT_NONE;
+    rc = fi_cq_open(domain_, &cq_attr, &cq_, nullptr);
+  }
+  if (rc != 0) return fi_error("fi_cq_open", rc);
+  if (cq_attr.wait_obj == FI_WAIT_FD && fi_control(&cq_->fid, FI_GETWAIT, &wait_fd_) != 0)
+    wait_fd_ = -1;
+
+  fi_av_attr av_attr{};
+  av_attr.type = info_->domain_attr->av_type != FI_AV_UNSPEC ? info_->domain_attr->av_type
+                                                             : FI_AV_TABLE;
+  rc = fi_av_open(domain_, &av_attr, &av_, nullptr);
+  if (rc != 0) return fi_error("fi_av_open", rc);
+
+  rc = fi_endpoint(domain_, info_.get(), &ep_, nullptr);
+  if (rc != 0) return fi_error("fi_endpoint", rc);
+  rc = fi_ep_bind(ep_, &av_->fid, 0);
+  if (rc == 0) rc = fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV);
+  if (rc != 0) return fi_error("fi_ep_bind", rc);
+
+  // Active messages never exceed one segment: the largest a provider may be asked to carry.
+  settings_.seg_size = std::min<size_t>(settings_.seg_size, info_->ep_attr->max_msg_size);
+  multi_ = settings_.multi_recv && (info_->caps & FI_MULTI_RECV) != 0;
+  if (multi_) {
+    size_t min = settings_.seg_size;
+    rc = fi_setopt(&ep_->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min, sizeof(min));
+    if (rc != 0) multi_ = false;
+  }
+  rc = fi_enable(ep_);
+  if (rc != 0) return fi_error("fi_enable", rc);
+
+  mr_ctx_.domain = domain_;
+  mr_ctx_.ep = ep_;
+  mr_ctx_.mr_mode = info_->domain_attr->mr_mode;
+  mr_ctx_.key_size = info_->domain_attr->mr_key_size;
+  registrar_ = std::make_unique<LocalRegistrar>(mr_ctx_);
+  const mem::RcacheConfig rc_cfg =
+      params_.config != nullptr ? mem::RcacheConfig::from(*params_.config) : mem::RcacheConfig{};
+  auto cache = mem::RegCache::create(*registrar_, rc_cfg, "ofi/" + provider_);
+  if (!cache) return cache.error();
+  rcache_ = std::move(cache.value());
+  params_.config = nullptr;  // not kept: the iface may outlive the caller's config
+
+  tx_pool_.resize(settings_.tx_bufs * settings_.seg_size);
+  auto txm = register_mr(mr_ctx_, tx_pool_.data(), tx_pool_.size(), kLocalAccess);
+  if (!txm) return txm.error();
+  tx_mr_ = txm.value();
+  tx_desc_ = fi_mr_desc(tx_mr_);
+  for (size_t i = settings_.tx_bufs; i > 0; --i) tx_free_.push_back(static_cast<int>(i - 1));
+  if (auto err = setup_rx()) return err;
+
+  std::vector<std::byte> name(256);
+  size_t len = name.size();
+  rc = fi_getname(&ep_->fid, name.data(), &len);
+  if (rc == -FI_ETOOSMALL) {
+    name.resize(len);
+    rc = fi_getname(&ep_->fid, name.data(), &len);
+  }
+  if (rc != 0) return fi_error("fi_getname", rc);
+  address_ = pack_address(params_.worker_uid, provider_, fabric_name_,
+                          std::span(name).first(len));
+
+  // An injected message may still sit in a software provider's queue (tcp, udp and shm
+  // progress manually) with no completion to tell us; a sender that then sleeps would never
+  // push it out. There every AM is a send with a completion, and arm() refuses to sleep
+  // until all have completed. Hardware providers hand an inject to the NIC.
+  const std::string core = core_name(provider_.c_str());
+  use_inject_ = info_->domain_attr->data_progress == FI_PROGRESS_AUTO ||
+                !(core == "tcp" || core == "udp" || core == "shm");
+  // am_short is injected up to the provider's size, else sent from a bounce buffer.
+  const size_t inject =
+      std::min<size_t>(std::max<size_t>(info_->tx_attr->inject_size, 64), 256 + sizeof(AmHeader));
+  attr_.caps.am_short = inject > sizeof(AmHeader);
+  attr_.caps.am_bcopy = true;
+  const bool rma_ok = rma_refusal_keeps_peer(core_name(provider_.c_str()));
+  attr_.caps.get_zcopy =
+      rma_ok && (info_->caps & (FI_RMA | FI_READ)) != 0 && rma_read_native(*info_, ep_);
+  attr_.caps.put_zcopy = rma_ok && (info_->caps & (FI_RMA | FI_WRITE)) != 0;
+  attr_.caps.connect_to_iface = true;
+  attr_.limits.max_short = attr_.caps.am_short ? inject - sizeof(AmHeader) : 0;
+  attr_.limits.max_bcopy = settings_.seg_size - sizeof(AmHeader);
+  attr_.limits.max_iov = 1;
+  const size_t max_rma = std::min<size_t>(info_->ep_attr->max_msg_size, size_t{1} << 30);
+  attr_.limits.max_get = attr_.caps.get_zcopy ? max_rma : 0;
+  attr_.limits.max_put = attr_.caps.put_zcopy ? max_rma : 0;
+  attr_.limits.seg_size = settings_.seg_size;
+  const ProviderCost cost = provider_cost(core_name(provider_.c_str()));
+  attr_.am_cost = cost.am;
+  attr_.rma_cost = cost.rma;
+  attr_.mem_types = tl::mem_type_bit(tl::MemType::Host);
+  attr_.reach = tl::Reach::Network;
+  attr_.rkey_size = sizeof(PackedRkey);
+  TORUS_DEBUG("ofi: %s on %s: mr_mode %s, inject %zu, %s receive, wait fd %d",
+              provider_.c_str(), info_->domain_attr->name,
+              mr_mode_string(info_->domain_attr->mr_mode).c_str(), inject,
+              multi_ ? "multi" : "plain", wait_fd_);
+  return std::nullopt;
+}
+
+OfiIface::~OfiIface() {
+  // The endpoint first: no completion may reference buffers freed below.
+  close_fid(ep_ ? &ep_->fid : nullptr);
+  for (Op& op : ops_) op.ref.reset();
+  rcache_.reset();
+  close_fid(rx_mr_ ? &rx_mr_->fid : nullptr);
+  close_fid(tx_mr_ ? &tx_mr_->fid : nullptr);
+  close_fid(av_ ? &av_->fid : nullptr);
+  close_fid(cq_ ? &cq_->fid : nullptr);
+  close_fid(domain_ ? &domain_->fid : nullptr);
+  close_fid(fabric_ ? &fabric_->fid : nullptr);
+}
+
+bool OfiIface::is_reachable(std::span<const std::byte> peer_address, std::string* why) const {
+  ParsedAddress pa;
+  if (!parse_address(peer_address, &pa, why)) return false;
+  if (pa.provider != provider_ || pa.fabric != fabric_name_) {
+    if (why != nullptr)
+      *why = "ofi: peer uses provider " + pa.provider + " on fabric " + pa.fabric +
+             ", this iface " + provider_ + " on " + fabric_name_;
+    return false;
+  }
+  return true;
+}
+
+Result<std::unique_ptr<tl::Endpoint>> OfiIface::connect(std::span<const std::byte> peer_address) {
+  std::string why;
+  if (!is_reachable(peer_address, &why)) return make_error(Status::Unreachable, why);
+  ParsedAddress pa;
+  (void)parse_address(peer_address, &pa, nullptr);
+  if (pa.worker_uid == params_.worker_uid)
+    return make_error(Status::Unreachable, "ofi: an endpoint to its own worker (use self)");
+  auto it = peers_.find(pa.worker_uid);
+  if (it == peers_.end()) {
+    fi_addr_t addr = FI_ADDR_UNSPEC;
+    const int n = fi_av_insert(av_, pa.name.data(), 1, &addr, 0, nullptr);
+    if (n != 1) return make_error(Status::Unreachable, "ofi: fi_av_insert refused the address");
+    it = peers_.emplace(pa.worker_uid, addr).first;
+  }
+  auto ep = std::make_unique<OfiEndpoint>(*this, it->second);
+  endpoints_.insert(ep.get());
+  return std::unique_ptr<tl::Endpoint>(std::move(ep));
+}
+
+void OfiIface::set_am_handler(tl::AmId id, tl::AmHandler handler, void* arg) {
+  TORUS_ASSERT(id < tl::kMaxAmId);
+  handlers_[id] = Handler{handler, arg};
+}
+
+void OfiIface::set_error_handler(tl::ErrorHandler handler, void* arg) {
+  error_handler_ = handler;
+  error_arg_ = arg;
+}
+
+Result<std::unique_ptr<tl::MemRegion>> OfiIface::mem_register(void* addr, size_t length,
+                                                              uint32_t access) {
+  if ((addr == nullptr && length != 0) ||
+      (access & ~(tl::kAccessRead | tl::kAccessWrite | tl::kAccessAtomic)) != 0)
+    return make_error(Status::InvalidParam, "ofi mem_register: bad address or access bits");
+  // Exactly the rights asked: the provider refuses a write to a read-only region.
+  uint64_t fi_access = 0;
+  if ((access & tl::kAccessRead) != 0) fi_access |= FI_REMOTE_READ;
+  if ((access & (tl::kAccessWrite | tl::kAccessAtomic)) != 0) fi_access |= FI_REMOTE_WRITE;
+  // A zero-length region still gets a key (that refuses every non-empty access).
+  static std::byte empty;
+  auto mr = register_mr(mr_ctx_, length != 0 ? addr : &empty, length != 0 ? length : 1,
+                        fi_access);
+  if (!mr) return mr.error();
+  return std::unique_ptr<tl::MemRegion>(std::make_unique<RemoteRegion>(
+      mr.value(), addr, length, (info_->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0));
+}
+
+Result<mem::RegRef> OfiIface::register_local(const void* addr, size_t len) {
+  return rcache_->get(addr, len, static_cast<uint32_t>(kLocalAccess));
+}
+
+Op* OfiIface::new_op(Op::Kind kind, OfiEndpoint* ep, tl::Completion* comp) {
+  Op* op;
+  if (free_ops_.empty()) {
+    op = &ops_.emplace_back();
+  } else {
+    op = free_ops_.back();
+    free_ops_.pop_back();
+  }
+  op->kind = kind;
+  op->ep = ep;
+  op->comp = comp;
+  op->buf = -1;
+  if (kind != Op::Kind::Recv) ++busy_ops_;
+  return op;
+}
+
+void OfiIface::free_op(Op* op) noexcept {
+  if (op->kind != Op::Kind::Recv && busy_ops_ > 0) --busy_ops_;
+  op->ref.reset();
+  op->ep = nullptr;
+  op->comp = nullptr;
+  free_ops_.push_back(op);
+}
+
+int OfiIface::take_tx_buf() {
+  if (tx_free_.empty()) return -1;
+  const int i = tx_free_.back();
+  tx_free_.pop_back();
+  return i;
+}
+
+void OfiIface::return_tx(Op* op) noexcept {
+  if (op->buf >= 0) tx_free_.push_back(op->buf);
+  op->buf = -1;
+  free_op(op);
+}
+
+void OfiIface::forget_endpoint(OfiEndpoint* ep) noexcept {
+  endpoints_.erase(ep);
+  for (Op& op : ops_)
+    if (op.ep == ep) op.ep = nullptr;
+}
+
+void OfiIface::on_eagain() {
+  if (!in_progress_) (void)progress();
+}
+
+Status OfiIface::arm() {
+  if (wait_fd_ < 0 || busy_ops_ > 0) return Status::NoResource;
+  fid* f = &cq_->fid;
+  return fi_trywait(fabric_, &f, 1) == 0 ? Status::Ok : Status::NoResource;
+}
+
+}  // namespace torus::ofi

@@ -1,0 +1,144 @@
+// The ofi iface: one fabric, domain, RDM endpoint, address vector and completion queue per
+// worker; the receive buffers, the bounce-buffer pool, operation contexts and the CQ loop.
+#pragma once
+
+#include <rdma/fabric.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+
+#include <array>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "memory/rcache.h"
+#include "transports/ofi/ofi_mr.h"
+#include "transports/ofi/ofi_provider.h"
+#include "transports/transport.h"
+
+namespace torus::ofi {
+
+class OfiEndpoint;
+
+struct Settings {
+  std::string provider;         // TORUS_OFI_PROVIDER (or FI_PROVIDER); "" = default order
+  size_t seg_size = 8192;       // TORUS_OFI_SEG_SIZE: largest AM (header included)
+  size_t tx_bufs = 128;         // TORUS_OFI_TX_BUFS: bounce buffers for fi_send
+  size_t rx_bufs = 128;         // TORUS_OFI_RX_BUFS: plain receive buffers
+  bool multi_recv = true;       // TORUS_OFI_MULTI_RECV: use FI_MULTI_RECV where offered
+  bool event_fd = true;         // TORUS_OFI_WAIT_FD: ask the CQ for a wait fd
+};
+
+// One outstanding libfabric operation. The provider gets &ctx (fi_context2 satisfies both
+// FI_CONTEXT and FI_CONTEXT2) and hands it back in the completion.
+struct Op {
+  fi_context2 ctx;
+  enum class Kind : uint8_t { Send, Recv, Read, Write } kind = Kind::Send;
+  OfiEndpoint* ep = nullptr;   // nulled when the endpoint goes first
+  tl::Completion* comp = nullptr;
+  mem::RegRef ref;             // local registration, held until completion
+  int buf = -1;                // bounce or receive buffer index
+};
+
+class OfiIface final : public tl::Iface {
+ public:
+  static Result<std::unique_ptr<OfiIface>> open(const tl::IfaceParams& params,
+                                                const Settings& settings);
+  explicit OfiIface(const tl::IfaceParams& params, const Settings& settings);
+  ~OfiIface() override;
+  OfiIface(const OfiIface&) = delete;
+  OfiIface& operator=(const OfiIface&) = delete;
+
+  const tl::IfaceAttr& attributes() const override { return attr_; }
+  std::span<const std::byte> address() const override { return std::as_bytes(std::span(address_)); }
+  bool is_reachable(std::span<const std::byte> peer_address, std::string* why) const override;
+  Result<std::unique_ptr<tl::Endpoint>> connect(std::span<const std::byte> peer_address) override;
+  void set_am_handler(tl::AmId id, tl::AmHandler handler, void* arg) override;
+  void set_error_handler(tl::ErrorHandler handler, void* arg) override;
+  unsigned progress() override;
+  int event_fd() const override { return wait_fd_; }
+  [[nodiscard]] Status arm() override;
+  Result<std::unique_ptr<tl::MemRegion>> mem_register(void* addr, size_t length,
+                                                      uint32_t access) override;
+
+  // For endpoints (ofi_endpoint.cpp).
+  fid_ep* ep() const noexcept { return ep_; }
+  // 0 where fi_inject must not be used: see use_inject_ in setup().
+  size_t inject_size() const noexcept { return use_inject_ ? info_->tx_attr->inject_size : 0; }
+  Op* new_op(Op::Kind kind, OfiEndpoint* ep, tl::Completion* comp);
+  void free_op(Op* op) noexcept;
+  void return_tx(Op* op) noexcept;   // gives back op->buf and the op
+  int take_tx_buf();                        // -1: none free
+  std::byte* tx_buf(int i) noexcept { return tx_pool_.data() + size_t(i) * settings_.seg_size; }
+  void* tx_desc() const noexcept { return tx_desc_; }
+  Result<mem::RegRef> register_local(const void* addr, size_t len);
+  // Back-pressure from the provider (-FI_EAGAIN): drive the CQ (unless called from inside
+  // progress, where a handler is running) so the retry can succeed; never drops anything.
+  void on_eagain();
+  void forget_endpoint(OfiEndpoint* ep) noexcept;
+
+ private:
+  std::optional<Error> setup();
+  std::optional<Error> setup_rx();
+  Status post_rx(int i);
+  void repost_rx(int i);  // post_rx, or remember the buffer for the next poll
+  unsigned poll_cq();
+  void on_completion(Op* op, uint64_t flags, size_t len, void* buf);
+  void on_error();
+  void deliver(const std::byte* data, size_t len);
+  void finish(Op* op, Status st);
+
+  tl::IfaceParams params_;
+  Settings settings_;
+  InfoPtr info_;
+  fid_fabric* fabric_ = nullptr;
+  fid_domain* domain_ = nullptr;
+  fid_av* av_ = nullptr;
+  fid_cq* cq_ = nullptr;
+  fid_ep* ep_ = nullptr;
+  int wait_fd_ = -1;
+  MrContext mr_ctx_;
+  std::unique_ptr<LocalRegistrar> registrar_;
+  std::unique_ptr<mem::RegCache> rcache_;
+  std::string address_;
+  std::string provider_, fabric_name_;
+  tl::IfaceAttr attr_{};
+  std::map<uint64_t, fi_addr_t> peers_;  // worker uid -> AV entry
+  std::unordered_set<OfiEndpoint*> endpoints_;  // live ones: completions may outlive them
+
+  // Receive side: multi-recv slabs (each at least `seg_size` * 8) or one buffer per message.
+  bool multi_ = false;
+  size_t rx_buf_size_ = 0;
+  std::vector<std::byte> rx_pool_;
+  std::vector<Op*> rx_ops_;
+  // Receive buffers the provider refused to take back (EAGAIN): retried on every poll, so a
+  // busy moment never costs a buffer for good.
+  std::vector<int> rx_unposted_;
+  fid_mr* rx_mr_ = nullptr;
+  void* rx_desc_ = nullptr;
+  // Send side: bounce buffers, one registration for the whole pool.
+  std::vector<std::byte> tx_pool_;
+  std::vector<int> tx_free_;
+  fid_mr* tx_mr_ = nullptr;
+  void* tx_desc_ = nullptr;
+
+  std::deque<Op> ops_;          // stable addresses
+  std::vector<Op*> free_ops_;
+  struct Handler {
+    tl::AmHandler fn = nullptr;
+    void* arg = nullptr;
+  };
+  std::array<Handler, tl::kMaxAmId> handlers_{};
+  tl::ErrorHandler error_handler_ = nullptr;
+  void* error_arg_ = nullptr;
+  bool in_progress_ = false;
+  bool use_inject_ = true;
+  size_t busy_ops_ = 0;  // sends and RMA not yet completed: arm() refuses while any are
+  unsigned malformed_logged_ = 0;
+};
+
+}  // namespace torus::ofi

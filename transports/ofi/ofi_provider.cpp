@@ -1,0 +1,136 @@
+// Provider discovery with fi_getinfo: hints, the default preference order, the "not viable"
+// reasons. Duplicates of torus's own transports (tcp, sockets, udp, shm) open only when named.
+#include "transports/ofi/ofi_provider.h"
+
+#include <rdma/fi_domain.h>
+#include <rdma/fi_errno.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace torus::ofi {
+namespace {
+
+// Every MR mode bit torus honours (ofi_mr.cpp): offering them lets strict providers (EFA,
+// verbs) say yes; lenient ones answer with the subset they need. FI_MR_RAW is not offered
+// (keys wider than 64 bits need fi_mr_map_raw on the initiator, not written yet).
+constexpr int kMrModes = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY |
+                         FI_MR_ENDPOINT;
+
+bool in(const std::string& name, std::initializer_list<const char*> list) {
+  for (const char* n : list)
+    if (name == n) return true;
+  return false;
+}
+
+std::string getinfo_error(int rc) {
+  return "fi_getinfo " + std::to_string(rc) + " (" + fi_strerror(-rc) + ")";
+}
+
+// fi_getinfo for `name` with hints; multi-receive asked first and dropped if refused, so a
+// provider without it is still usable (plain receive buffers).
+Result<InfoPtr> getinfo(const std::string& name) {
+  int rc = 0;
+  for (bool multi : {true, false}) {
+    InfoPtr hints = make_hints(name);
+    if (multi) hints->caps |= FI_MULTI_RECV;
+    fi_info* out = nullptr;
+    rc = fi_getinfo(FI_VERSION(1, 9), nullptr, nullptr, 0, hints.get(), &out);
+    if (rc == 0) return InfoPtr(out);
+  }
+  return make_error(Status::Unreachable, getinfo_error(rc));
+}
+
+}  // namespace
+
+InfoPtr make_hints(const std::string& name) {
+  InfoPtr h(fi_allocinfo());
+  if (!h) return h;
+  h->caps = FI_MSG | FI_RMA;
+  // Every op passes a context with room for fi_context2, so both modes are fine.
+  h->mode = FI_CONTEXT | FI_CONTEXT2;
+  h->ep_attr->type = FI_EP_RDM;
+  h->domain_attr->mr_mode = kMrModes;
+  h->domain_attr->threading = FI_THREAD_DOMAIN;  // one worker thread per iface
+  // Endpoints promise in-order active messages (transport.h).
+  h->tx_attr->msg_order = FI_ORDER_SAS;
+  h->rx_attr->msg_order = FI_ORDER_SAS;
+  if (!name.empty()) h->fabric_attr->prov_name = strdup(name.c_str());
+  return h;
+}
+
+std::string core_name(const char* prov_name) {
+  if (prov_name == nullptr) return {};
+  const char* semi = std::strchr(prov_name, ';');
+  return semi ? std::string(prov_name, semi) : std::string(prov_name);
+}
+
+std::string requested_provider(const std::string& config_value) {
+  if (!config_value.empty() && config_value != "auto") return config_value;
+  const char* fi = std::getenv("FI_PROVIDER");
+  return fi != nullptr ? std::string(fi) : std::string();
+}
+
+Result<InfoPtr> choose_provider(const std::string& name) {
+  if (!name.empty()) {
+    auto r = getinfo(name);
+    if (!r) return make_error(Status::Unreachable, name + ": " + r.error().message);
+    // Several entries (one per domain/address): the first is libfabric's preferred one.
+    fi_info* first = r.value().get();
+    InfoPtr one(fi_dupinfo(first));
+    return one;
+  }
+  std::string why;
+  for (const char* p : kPreferred) {
+    auto r = getinfo(p);
+    if (r) return InfoPtr(fi_dupinfo(r.value().get()));
+    why += std::string(why.empty() ? "" : "; ") + p + ": " + r.error().message;
+  }
+  std::string dups;
+  for (const char* p : kDuplicates) {
+    if (getinfo(p)) dups += std::string(dups.empty() ? "" : ", ") + p;
+  }
+  if (!dups.empty())
+    why += "; present but duplicating torus's own transports, used only when named "
+           "(TORUS_OFI_PROVIDER=" + dups.substr(0, dups.find(',')) + "): " + dups;
+  return make_error(Status::Unreachable, "no RDMA provider (" + why + ")");
+}
+
+std::string mr_mode_string(int mode) {
+  static constexpr struct { int bit; const char* name; } kBits[] = {
+      {FI_MR_LOCAL, "FI_MR_LOCAL"},         {FI_MR_RAW, "FI_MR_RAW"},
+      {FI_MR_VIRT_ADDR, "FI_MR_VIRT_ADDR"}, {FI_MR_ALLOCATED, "FI_MR_ALLOCATED"},
+      {FI_MR_PROV_KEY, "FI_MR_PROV_KEY"},   {FI_MR_MMU_NOTIFY, "FI_MR_MMU_NOTIFY"},
+      {FI_MR_RMA_EVENT, "FI_MR_RMA_EVENT"}, {FI_MR_ENDPOINT, "FI_MR_ENDPOINT"},
+      {FI_MR_HMEM, "FI_MR_HMEM"},
+  };
+  std::string out;
+  for (const auto& b : kBits)
+    if ((mode & b.bit) != 0) out += std::string(out.empty() ? "" : "|") + b.name;
+  return out.empty() ? "none" : out;
+}
+
+std::vector<std::string> describe_providers() {
+  std::vector<std::string> out;
+  InfoPtr hints = make_hints("");
+  fi_info* list = nullptr;
+  if (fi_getinfo(FI_VERSION(1, 9), nullptr, nullptr, 0, hints.get(), &list) != 0) return out;
+  InfoPtr keep(list);
+  std::string last;
+  for (fi_info* i = list; i != nullptr; i = i->next) {
+    std::string line = std::string(i->fabric_attr->prov_name) + " domain " +
+                       i->domain_attr->name + ": mr_mode " +
+                       mr_mode_string(i->domain_attr->mr_mode) + ", inject " +
+                       std::to_string(i->tx_attr->inject_size) + ", max_msg " +
+                       std::to_string(i->ep_attr->max_msg_size) +
+                       (in(core_name(i->fabric_attr->prov_name),
+                           {"tcp", "sockets", "udp", "shm"})
+                            ? " (only when named)"
+                            : "");
+    if (line != last) out.push_back(line);
+    last = line;
+  }
+  return out;
+}
+
+}  // namespace torus::ofi

@@ -1,0 +1,69 @@
+// What crosses the wire on the ofi transport: the iface address, the active-message header
+// and the packed remote key. Fixed little-endian layouts with a version byte.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace torus::ofi {
+
+inline constexpr uint32_t kAddrMagic = 0x3069666f;  // "ofi0"
+inline constexpr uint8_t kVersion = 1;
+
+// The iface address: this header, the provider name, the fabric name, then fi_getname's
+// bytes. A peer on another provider or fabric is unreachable, with the names in the reason.
+struct AddrHeader {
+  uint32_t magic;
+  uint8_t version;
+  uint8_t prov_len;
+  uint8_t fabric_len;
+  uint8_t reserved;
+  uint16_t name_len;  // fi_getname bytes
+  uint16_t reserved2;
+  uint64_t worker_uid;
+};
+static_assert(sizeof(AddrHeader) == 24);
+
+struct ParsedAddress {
+  uint64_t worker_uid = 0;
+  std::string provider;
+  std::string fabric;
+  std::span<const std::byte> name;  // fi_getname bytes, inside the parsed buffer
+};
+
+std::string pack_address(uint64_t worker_uid, const std::string& provider,
+                         const std::string& fabric, std::span<const std::byte> name);
+// False (and why) for a truncated, oversized, wrong-magic or wrong-version address.
+bool parse_address(std::span<const std::byte> in, ParsedAddress* out, std::string* why);
+
+// Every active message starts with this header; the rest is the payload.
+struct AmHeader {
+  uint8_t magic;  // kAmMagic: a buffer that is not ours is dropped, never dispatched
+  uint8_t id;
+  uint16_t reserved;
+  uint32_t length;  // payload bytes; must equal what was received minus the header
+};
+static_assert(sizeof(AmHeader) == 8);
+inline constexpr uint8_t kAmMagic = 0xA7;
+
+// The packed remote key. `key` is fi_mr_key's answer (a random 64-bit requested key where
+// the provider lets us choose it, so it is also the secret); `base`/`length` is the registered
+// range, from which the initiator computes the offset when the provider does not address by
+// virtual address, and checks the range before anything is sent. `check` ties the fields
+// together so a corrupted key is refused before it reaches the provider.
+struct PackedRkey {
+  uint64_t key;
+  uint64_t base;
+  uint64_t length;
+  uint32_t flags;  // kRkeyVirtAddr
+  uint32_t version;
+  uint64_t check;
+};
+static_assert(sizeof(PackedRkey) == 40);
+inline constexpr uint32_t kRkeyVirtAddr = 1;
+
+uint64_t rkey_check(const PackedRkey& k) noexcept;
+
+}  // namespace torus::ofi
