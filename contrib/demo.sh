@@ -1,13 +1,18 @@
 #!/bin/sh
-# Builds torus and runs the demo: two processes on this host over the default transport
-# (shared memory), tagged ping-pong latency and streaming bandwidth, printed as measured.
+# Builds torus and runs the demo: an MPI job of two ranks started by our mpirun (ping-pong and
+# allreduce over shared memory, checked and timed), then the transport-level benchmark
+# torus_perf (tagged ping-pong latency and streaming bandwidth), printed as measured.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$BUILD" -j "$(nproc)" --target torus_perf torus_info >/dev/null
+cmake --build "$BUILD" -j "$(nproc)" --target torus_perf torus_info mpirun pingpong_allreduce \
+  >/dev/null
 PORT=${PORT:-$((20000 + $$ % 20000))}
 "$BUILD/bin/torus_info" -t
+echo
+echo "mpirun -n 2 pingpong_allreduce: MPI over torus (shared memory between the two ranks)"
+"$BUILD/bin/mpirun" -n 2 --timeout 120 "$BUILD/bin/pingpong_allreduce"
 echo
 "$BUILD/bin/torus_perf" -p "$PORT" --cpu 0 >/dev/null &
 SERVER=$!

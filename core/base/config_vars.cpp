@@ -44,8 +44,8 @@ constexpr VarDecl kVars[] = {
      .doc = "message size from which the rendezvous protocol is used; auto = from the cost model",
      .allow_auto = true},
     {.name = "TORUS_ZCOPY_THRESH", .type = Type::Size, .default_value = "auto", .unit = "bytes",
-     .doc = "size from which eager sends go zero-copy on transports with zero-copy active "
-            "messages (none in this build: shm and self copy)",
+     .doc = "payload bytes from which an eager fragment is sent from the user's buffer on "
+            "transports with zero-copy active messages (tcp); auto = 8k",
      .allow_auto = true},
     {.name = "TORUS_PROTO", .type = Type::Enum, .default_value = "auto", .unit = "",
      .doc = "force one tag-send protocol wherever it is usable",
