@@ -140,8 +140,13 @@ std::optional<Error> TcpIface::setup() {
   attr_.limits.max_bcopy = kMaxAmPayload;
   attr_.limits.max_zcopy = kMaxAmPayload;
   attr_.limits.max_iov = 1;
-  attr_.limits.max_get = kMaxRmaLength;
-  attr_.limits.max_put = kMaxRmaLength;
+  // Rendezvous moves large messages in 1 MiB gets, pipelined on the connection: the pieces
+  // stay cache-sized on both ends (4 MiB at once streamed ~10 % slower on loopback here:
+  // medians of 5 interleaved runs, 2.63 vs 2.95 GB/s). The wire still accepts up to
+  // kMaxRmaLength from a peer.
+  constexpr size_t kRmaPiece = 1 << 20;
+  attr_.limits.max_get = kRmaPiece;
+  attr_.limits.max_put = kRmaPiece;
   attr_.limits.seg_size = kMaxAmPayload;
   // Loopback's "link" is the kernel's copy between socket buffers.
   const double link = have_nic ? static_cast<double>(nic_Bps) : 4e9;
