@@ -18,19 +18,6 @@ const std::byte* block_at(const void* base, size_t block, int i) {
   return static_cast<const std::byte*>(base) + block * static_cast<size_t>(i);
 }
 
-// Waits for and releases every request; returns the first error.
-Status wait_all(std::vector<Request*>& reqs) {
-  Status first = Status::Ok;
-  for (Request*& req : reqs) {
-    if (!req) continue;
-    Status s = wait_for(req);
-    if (is_error(s) && !is_error(first)) first = s;
-    req->release();
-    req = nullptr;
-  }
-  return first;
-}
-
 }  // namespace
 
 Status gather(Comm& c, const void* sbuf, void* rbuf, size_t block, int root) {

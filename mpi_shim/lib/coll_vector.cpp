@@ -16,19 +16,6 @@ const std::byte* at(const void* base, size_t offset) {
   return static_cast<const std::byte*>(base) + offset;
 }
 
-// Waits for and releases every request; returns the first error.
-Status wait_all(std::vector<Request*>& reqs) {
-  Status first = Status::Ok;
-  for (Request*& req : reqs) {
-    if (!req) continue;
-    Status s = wait_for(req);
-    if (is_error(s) && !is_error(first)) first = s;
-    req->release();
-    req = nullptr;
-  }
-  return first;
-}
-
 }  // namespace
 
 Status gatherv(Comm& c, const void* sbuf, size_t sbytes, void* rbuf, const size_t* rcounts,

@@ -129,6 +129,18 @@ Endpoint* endpoint_to(int world_rank) {
 
 Status wait_for(Request* req) { return g_runtime->worker->wait_request(req); }
 
+Status wait_all(std::vector<Request*>& reqs) {
+  Status first = Status::Ok;
+  for (Request*& req : reqs) {
+    if (!req) continue;
+    Status s = wait_for(req);
+    if (is_error(s) && !is_error(first)) first = s;
+    req->release();
+    req = nullptr;
+  }
+  return first;
+}
+
 void progress_or_sleep(std::chrono::steady_clock::time_point since) {
   // The same spin budget as torus's own wait_request (TORUS_SPIN_TIME's automatic value).
   constexpr auto kSpin = std::chrono::microseconds(50);

@@ -49,6 +49,8 @@ Endpoint* endpoint_to(int world_rank);
 
 // Blocks until req completes (spin, then sleep on the worker); returns its status.
 Status wait_for(Request* req);
+// Waits for and releases every request (null entries skipped); returns the first error.
+Status wait_all(std::vector<Request*>& reqs);
 // One step of a wait on a condition the caller polls (Probe, Waitany): progresses the
 // worker, and once `since` is more than the spin time ago, sleeps until an event (at most
 // 1 ms, so a condition that no event announces is still seen).
