@@ -27,6 +27,7 @@ constexpr uint32_t kMaxChunks = 1u << (24 - kChunkBits);  // index fits the hand
 
 struct Slot {
   Request* req = nullptr;
+  std::unique_ptr<PendingOp> op;  // set instead of req for multi-step operations
   bool is_recv = false;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   MPI_Status done_status{};
@@ -58,7 +59,10 @@ void slot_free(MPI_Request h) {
 // releases the torus request and the handle. Returns the MPI error code of the operation.
 int retire(MPI_Request* handle, Slot* s, MPI_Status* st) {
   int code = MPI_SUCCESS;
-  if (s->req) {
+  if (s->op) {
+    code = s->op->finish(st);
+    s->op.reset();
+  } else if (s->req) {
     Status ts = s->req->status();
     const bool canceled = ts == Status::Canceled;
     code = canceled ? MPI_SUCCESS : error_from_status(ts);
@@ -84,12 +88,26 @@ int retire(MPI_Request* handle, Slot* s, MPI_Status* st) {
 }
 
 // Whether the request behind a live slot has finished (a request-less slot always has).
-bool slot_done(const Slot* s) { return !s->req || s->req->completed(); }
+bool slot_done(const Slot* s) {
+  if (s->op) return s->op->poll();
+  return !s->req || s->req->completed();
+}
+
+// Blocks until the slot's operation has finished.
+void slot_wait(Slot* s) {
+  if (s->op) {
+    const auto since = std::chrono::steady_clock::now();
+    while (!s->op->poll()) progress_or_sleep(since);
+  } else if (s->req) {
+    (void)wait_for(s->req);  // the outcome is read from the request by retire
+  }
+}
 
 }  // namespace
 
-MPI_Request request_create(Request* req, bool is_recv, MPI_Errhandler errhandler,
-                           const MPI_Status& done_status) {
+namespace {
+
+Slot* slot_alloc(MPI_Request* handle) {
   uint32_t idx;
   {
     std::lock_guard lock(g_requests.mutex);
@@ -106,12 +124,32 @@ MPI_Request request_create(Request* req, bool is_recv, MPI_Errhandler errhandler
       }
     }
   }
-  Slot* s = &g_requests.chunks[idx >> kChunkBits].load()[idx & (kChunkSize - 1)];
+  *handle = static_cast<MPI_Request>(kHandleBase | idx);
+  return &g_requests.chunks[idx >> kChunkBits].load()[idx & (kChunkSize - 1)];
+}
+
+}  // namespace
+
+MPI_Request request_create(Request* req, bool is_recv, MPI_Errhandler errhandler,
+                           const MPI_Status& done_status) {
+  MPI_Request handle;
+  Slot* s = slot_alloc(&handle);
   s->req = req;
+  s->op.reset();
   s->is_recv = is_recv;
   s->errhandler = errhandler;
   s->done_status = done_status;
-  return static_cast<MPI_Request>(kHandleBase | idx);
+  return handle;
+}
+
+MPI_Request request_create_op(std::unique_ptr<PendingOp> op, MPI_Errhandler errhandler) {
+  MPI_Request handle;
+  Slot* s = slot_alloc(&handle);
+  s->req = nullptr;
+  s->op = std::move(op);
+  s->is_recv = false;
+  s->errhandler = errhandler;
+  return handle;
 }
 
 }  // namespace torus::mpi
@@ -137,7 +175,7 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
   }
   Slot* s = slot_of(*request);
   if (!s) return raise_error(nullptr, MPI_ERR_REQUEST, "MPI_Wait");
-  if (s->req) (void)wait_for(s->req);  // the outcome is read from the request by retire
+  slot_wait(s);
   MPI_Errhandler eh = s->errhandler;
   return request_error(eh, retire(request, s, status), "MPI_Wait");
 }
@@ -154,7 +192,7 @@ int PMPI_Waitall(int count, MPI_Request* requests, MPI_Status* statuses) {
     }
     Slot* s = slot_of(requests[i]);
     if (!s) return raise_error(nullptr, MPI_ERR_REQUEST, "MPI_Waitall");
-    if (s->req) (void)wait_for(s->req);
+    slot_wait(s);
     MPI_Errhandler this_eh = s->errhandler;
     int code = retire(&requests[i], s, st);
     if (code != MPI_SUCCESS && !failed) {
@@ -177,9 +215,9 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   }
   Slot* s = slot_of(*request);
   if (!s) return raise_error(nullptr, MPI_ERR_REQUEST, "MPI_Test");
-  if (s->req && !s->req->completed()) {
+  if (!slot_done(s)) {
     runtime()->worker->progress();
-    if (!s->req->completed()) {
+    if (!slot_done(s)) {
       *flag = 0;
       return MPI_SUCCESS;
     }
@@ -254,6 +292,11 @@ int PMPI_Request_free(MPI_Request* request) {
   Slot* s = slot_of(*request);
   if (!s) return raise_error(nullptr, MPI_ERR_REQUEST, "MPI_Request_free");
   // The operation still runs to completion; torus returns the request to its pool then.
+  // A multi-step operation cannot finish without being polled: it is waited for here.
+  if (s->op) {
+    slot_wait(s);
+    s->op.reset();
+  }
   if (s->req) s->req->release();
   s->req = nullptr;
   slot_free(*request);
