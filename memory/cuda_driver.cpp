@@ -52,6 +52,11 @@ const DriverApi* probe_loaded_driver() noexcept {
   }
   g_real.pointer_get_attributes =
       reinterpret_cast<decltype(g_real.pointer_get_attributes)>(fn);
+  // The driver exports versioned names (cuMemHostAlloc is v1 only; cuMemFreeHost too).
+  g_real.mem_host_alloc =
+      reinterpret_cast<decltype(g_real.mem_host_alloc)>(dlsym(lib, "cuMemHostAlloc"));
+  g_real.mem_free_host =
+      reinterpret_cast<decltype(g_real.mem_free_host)>(dlsym(lib, "cuMemFreeHost"));
   g_found.store(true, std::memory_order_release);
   TORUS_INFO("CUDA driver loaded by the process: memory-type detection asks it from now on");
   return &g_real;

@@ -3,6 +3,7 @@
 // inject fakes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace torus::mem::cuda {
@@ -20,12 +21,20 @@ inline constexpr uint32_t kMemoryTypeHost = 1;
 inline constexpr uint32_t kMemoryTypeDevice = 2;
 inline constexpr uint32_t kMemoryTypeUnified = 4;
 inline constexpr int kSuccess = 0;
+inline constexpr int kErrorInvalidContext = 201;
+// cuMemHostAlloc flags: usable from every context, and mapped into the device's space.
+inline constexpr unsigned kHostAllocPortable = 0x01;
+inline constexpr unsigned kHostAllocDeviceMap = 0x02;
 
 struct DriverApi {
   // cuPointerGetAttributes(numAttributes, attributes, data, ptr): CUresult. Unlike
   // cuPointerGetAttribute it succeeds on plain host memory and leaves the attributes zero.
   int (*pointer_get_attributes)(unsigned num, int* attributes, void** data,
                                 unsigned long long ptr) = nullptr;
+  // cuMemHostAlloc(pp, bytes, flags) / cuMemFreeHost(p): pinned host memory for the GPU
+  // staging pools. Optional: nullptr when the driver lacks them.
+  int (*mem_host_alloc)(void** pp, size_t bytes, unsigned flags) = nullptr;
+  int (*mem_free_host)(void* p) = nullptr;
 };
 
 // The table of a libcuda.so.1 this process has loaded, or nullptr. Costs a dl_iterate_phdr

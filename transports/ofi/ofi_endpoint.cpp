@@ -27,12 +27,12 @@ Status OfiEndpoint::am_short(tl::AmId id, std::span<const std::byte> header,
   std::byte msg[sizeof(AmHeader) + 256];
   if (sizeof(AmHeader) + len > std::min(sizeof(msg), iface_.inject_size())) {
     // Too large to inject, or injection not used on this provider: a bounce buffer.
-    const int buf = iface_.take_tx_buf();
-    if (buf < 0) {
+    mem::PoolBuffer* buf = iface_.take_tx_buf();
+    if (buf == nullptr) {
       iface_.on_eagain();
       return Status::NoResource;
     }
-    std::byte* p = iface_.tx_buf(buf);
+    std::byte* p = OfiIface::tx_data(buf);
     const AmHeader h{kAmMagic, id, 0, static_cast<uint32_t>(len)};
     std::memcpy(p, &h, sizeof(h));
     if (!header.empty()) std::memcpy(p + sizeof(h), header.data(), header.size());
@@ -56,17 +56,17 @@ Status OfiEndpoint::am_short(tl::AmId id, std::span<const std::byte> header,
 
 Status OfiEndpoint::am_bcopy(tl::AmId id, tl::PackFn pack, void* arg) {
   if (id >= tl::kMaxAmId) return Status::InvalidParam;
-  const int buf = iface_.take_tx_buf();
-  if (buf < 0) {
+  mem::PoolBuffer* buf = iface_.take_tx_buf();
+  if (buf == nullptr) {
     iface_.on_eagain();
     return Status::NoResource;
   }
-  std::byte* p = iface_.tx_buf(buf);
+  std::byte* p = OfiIface::tx_data(buf);
   const size_t len = pack(p + sizeof(AmHeader), arg);
   if (len > iface_.attributes().limits.max_bcopy) {
     // The packer overran its limit: a caller bug, but the buffer must go back.
     Op* op = iface_.new_op(Op::Kind::Send, nullptr, nullptr);
-    op->buf = buf;
+    op->tx = buf;
     iface_.return_tx(op);
     return Status::InvalidParam;
   }
@@ -75,13 +75,14 @@ Status OfiEndpoint::am_bcopy(tl::AmId id, tl::PackFn pack, void* arg) {
   return send_buffered(buf, sizeof(h) + len);
 }
 
-Status OfiEndpoint::send_buffered(int buf, size_t len) {
+Status OfiEndpoint::send_buffered(mem::PoolBuffer* buf, size_t len) {
   Op* op = iface_.new_op(Op::Kind::Send, this, nullptr);
-  op->buf = buf;
+  op->tx = buf;
+  std::byte* p = OfiIface::tx_data(buf);
   const ssize_t rc =
       len <= iface_.inject_size()
-          ? fi_inject(iface_.ep(), iface_.tx_buf(buf), len, peer_)
-          : fi_send(iface_.ep(), iface_.tx_buf(buf), len, iface_.tx_desc(), peer_, &op->ctx);
+          ? fi_inject(iface_.ep(), p, len, peer_)
+          : fi_send(iface_.ep(), p, len, OfiIface::tx_desc(buf), peer_, &op->ctx);
   if (rc == 0 && len <= iface_.inject_size()) {
     iface_.return_tx(op);
     return Status::Ok;

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "memory/buffer_pool.h"
 #include "transports/transport.h"
 
 namespace torus::ofi {
@@ -33,7 +34,7 @@ class OfiEndpoint final : public tl::Endpoint {
   void op_done(Status st);
 
  private:
-  Status send_buffered(int buf, size_t len);
+  Status send_buffered(mem::PoolBuffer* buf, size_t len);
   Status rma(bool read, std::byte* local, size_t len, uint64_t remote_addr,
              std::span<const std::byte> rkey, tl::Completion* comp);
 

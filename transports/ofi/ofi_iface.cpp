@@ -101,12 +101,19 @@ std::optional<Error> OfiIface::setup() {
   rcache_ = std::move(cache.value());
   params_.config = nullptr;  // not kept: the iface may outlive the caller's config
 
-  tx_pool_.resize(settings_.tx_bufs * settings_.seg_size);
-  auto txm = register_mr(mr_ctx_, tx_pool_.data(), tx_pool_.size(), kLocalAccess);
-  if (!txm) return txm.error();
-  tx_mr_ = txm.value();
-  tx_desc_ = fi_mr_desc(tx_mr_);
-  for (size_t i = settings_.tx_bufs; i > 0; --i) tx_free_.push_back(static_cast<int>(i - 1));
+  mem::BufferPoolConfig pool_cfg;
+  pool_cfg.buffer_size = settings_.seg_size;
+  pool_cfg.buffers_per_chunk = std::min<size_t>(settings_.tx_bufs, 32);
+  pool_cfg.max_buffers = settings_.tx_bufs;
+  pool_cfg.access = kLocalAccess;
+  auto pool = mem::BufferPool::create(pool_cfg, registrar_.get(), nullptr, "ofi-tx/" + provider_);
+  if (!pool) return pool.error();
+  tx_pool_ = std::move(pool.value());
+  // The first chunk now: a provider that cannot register it fails the iface at open, not
+  // the first send.
+  auto first = tx_pool_->get();
+  if (!first) return first.error();
+  tx_pool_->put(first.value());
   if (auto err = setup_rx()) return err;
 
   std::vector<std::byte> name(256);
@@ -160,10 +167,14 @@ std::optional<Error> OfiIface::setup() {
 OfiIface::~OfiIface() {
   // The endpoint first: no completion may reference buffers freed below.
   close_fid(ep_ ? &ep_->fid : nullptr);
-  for (Op& op : ops_) op.ref.reset();
+  for (Op& op : ops_) {
+    op.ref.reset();
+    if (op.tx != nullptr && tx_pool_) tx_pool_->put(op.tx);  // sends that never completed
+    op.tx = nullptr;
+  }
   rcache_.reset();
+  tx_pool_.reset();  // deregisters its chunks: before the domain goes
   close_fid(rx_mr_ ? &rx_mr_->fid : nullptr);
-  close_fid(tx_mr_ ? &tx_mr_->fid : nullptr);
   close_fid(av_ ? &av_->fid : nullptr);
   close_fid(cq_ ? &cq_->fid : nullptr);
   close_fid(domain_ ? &domain_->fid : nullptr);
@@ -245,6 +256,7 @@ Op* OfiIface::new_op(Op::Kind kind, OfiEndpoint* ep, tl::Completion* comp) {
   op->ep = ep;
   op->comp = comp;
   op->buf = -1;
+  op->tx = nullptr;
   if (kind != Op::Kind::Recv) ++busy_ops_;
   return op;
 }
@@ -257,16 +269,14 @@ void OfiIface::free_op(Op* op) noexcept {
   free_ops_.push_back(op);
 }
 
-int OfiIface::take_tx_buf() {
-  if (tx_free_.empty()) return -1;
-  const int i = tx_free_.back();
-  tx_free_.pop_back();
-  return i;
+mem::PoolBuffer* OfiIface::take_tx_buf() {
+  auto b = tx_pool_->get();
+  return b ? b.value() : nullptr;
 }
 
 void OfiIface::return_tx(Op* op) noexcept {
-  if (op->buf >= 0) tx_free_.push_back(op->buf);
-  op->buf = -1;
+  if (op->tx != nullptr) tx_pool_->put(op->tx);
+  op->tx = nullptr;
   free_op(op);
 }
 

@@ -17,6 +17,7 @@
 
 #include "memory/rcache.h"
 #include "transports/ofi/ofi_mr.h"
+#include "memory/buffer_pool.h"
 #include "transports/ofi/ofi_provider.h"
 #include "transports/transport.h"
 
@@ -41,7 +42,8 @@ struct Op {
   OfiEndpoint* ep = nullptr;   // nulled when the endpoint goes first
   tl::Completion* comp = nullptr;
   mem::RegRef ref;             // local registration, held until completion
-  int buf = -1;                // bounce or receive buffer index
+  int buf = -1;                // receive buffer index
+  mem::PoolBuffer* tx = nullptr;  // bounce buffer of a send
 };
 
 class OfiIface final : public tl::Iface {
@@ -71,10 +73,14 @@ class OfiIface final : public tl::Iface {
   size_t inject_size() const noexcept { return use_inject_ ? info_->tx_attr->inject_size : 0; }
   Op* new_op(Op::Kind kind, OfiEndpoint* ep, tl::Completion* comp);
   void free_op(Op* op) noexcept;
-  void return_tx(Op* op) noexcept;   // gives back op->buf and the op
-  int take_tx_buf();                        // -1: none free
-  std::byte* tx_buf(int i) noexcept { return tx_pool_.data() + size_t(i) * settings_.seg_size; }
-  void* tx_desc() const noexcept { return tx_desc_; }
+  void return_tx(Op* op) noexcept;   // gives back op->tx and the op
+  mem::PoolBuffer* take_tx_buf();    // nullptr: none free (TORUS_OFI_TX_BUFS out)
+  static std::byte* tx_data(const mem::PoolBuffer* b) noexcept {
+    return static_cast<std::byte*>(b->data);
+  }
+  static void* tx_desc(const mem::PoolBuffer* b) noexcept {
+    return fi_mr_desc(static_cast<fid_mr*>(b->handle));
+  }
   Result<mem::RegRef> register_local(const void* addr, size_t len);
   // Back-pressure from the provider (-FI_EAGAIN): drive the CQ (unless called from inside
   // progress, where a handler is running) so the retry can succeed; never drops anything.
@@ -120,11 +126,9 @@ class OfiIface final : public tl::Iface {
   std::vector<int> rx_unposted_;
   fid_mr* rx_mr_ = nullptr;
   void* rx_desc_ = nullptr;
-  // Send side: bounce buffers, one registration for the whole pool.
-  std::vector<std::byte> tx_pool_;
-  std::vector<int> tx_free_;
-  fid_mr* tx_mr_ = nullptr;
-  void* tx_desc_ = nullptr;
+  // Send side: bounce buffers from a pool that grows by registered chunks up to
+  // TORUS_OFI_TX_BUFS (an idle iface holds one chunk, not the whole allowance).
+  std::unique_ptr<mem::BufferPool> tx_pool_;
 
   std::deque<Op> ops_;          // stable addresses
   std::vector<Op*> free_ops_;

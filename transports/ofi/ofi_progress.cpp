@@ -141,7 +141,10 @@ void OfiIface::on_completion(Op* op, uint64_t flags, size_t len, void* buf) {
 }
 
 void OfiIface::finish(Op* op, Status st) {
-  if (op->buf >= 0 && op->kind == Op::Kind::Send) tx_free_.push_back(op->buf);
+  if (op->tx != nullptr) {
+    tx_pool_->put(op->tx);
+    op->tx = nullptr;
+  }
   OfiEndpoint* ep = op->ep;
   tl::Completion* comp = op->comp;
   free_op(op);
