@@ -66,7 +66,20 @@ std::string setup(Peer& p) {
 
 void Peer::barrier() {
   char c = 'b';
-  if (!write_all(sock, &c, 1) || !read_all(sock, &c, 1)) {
+  if (!write_all(sock, &c, 1)) {
+    std::fprintf(stderr, "barrier: peer gone\n");
+    _exit(90);
+  }
+  // Progress while waiting: a send that completed locally (its buffer is reusable) may
+  // still need this side's progress to reach the peer. libfabric's tcp;ofi_rxm moves data
+  // only while the sender polls: a barrier that merely blocked after a multi-megabyte eager
+  // send left its tail in the sender's queue, and the peer's receive timed out.
+  for (;;) {
+    pollfd pfd{sock, POLLIN, 0};
+    if (poll(&pfd, 1, 0) == 1) break;
+    if (worker) worker->progress();
+  }
+  if (!read_all(sock, &c, 1)) {
     std::fprintf(stderr, "barrier: peer gone\n");
     _exit(90);
   }
