@@ -165,7 +165,7 @@ Status OfiEndpoint::flush(tl::Completion* comp) {
 }
 
 void OfiEndpoint::op_done(Status st) {
-  (void)st;
+  if (st == Status::Ok) probe_refusals = 0;
   if (outstanding_ > 0) --outstanding_;
   if (outstanding_ != 0 || flushes_.empty()) return;
   std::vector<tl::Completion*> done;

@@ -32,6 +32,10 @@ class OfiEndpoint final : public tl::Endpoint {
 
   // From the iface when one of this endpoint's operations completed.
   void op_done(Status st);
+  fi_addr_t peer() const noexcept { return peer_; }
+  // Consecutive keepalive intervals in which the provider refused this peer's probe; reset
+  // by any completed operation (the iface's send_keepalives).
+  unsigned probe_refusals = 0;
 
  private:
   Status send_buffered(mem::PoolBuffer* buf, size_t len);

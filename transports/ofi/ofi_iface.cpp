@@ -257,6 +257,7 @@ Op* OfiIface::new_op(Op::Kind kind, OfiEndpoint* ep, tl::Completion* comp) {
   op->comp = comp;
   op->buf = -1;
   op->tx = nullptr;
+  op->probe = false;
   if (kind != Op::Kind::Recv) ++busy_ops_;
   return op;
 }

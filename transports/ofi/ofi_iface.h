@@ -3,6 +3,8 @@
 #pragma once
 
 #include <rdma/fabric.h>
+
+#include <chrono>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 
@@ -32,6 +34,7 @@ struct Settings {
   size_t rx_bufs = 128;         // TORUS_OFI_RX_BUFS: plain receive buffers
   bool multi_recv = true;       // TORUS_OFI_MULTI_RECV: use FI_MULTI_RECV where offered
   bool event_fd = true;         // TORUS_OFI_WAIT_FD: ask the CQ for a wait fd
+  double keepalive_s = 10;      // TORUS_KEEPALIVE_INTERVAL: liveness probes; inf = off
 };
 
 // One outstanding libfabric operation. The provider gets &ctx (fi_context2 satisfies both
@@ -44,6 +47,7 @@ struct Op {
   mem::RegRef ref;             // local registration, held until completion
   int buf = -1;                // receive buffer index
   mem::PoolBuffer* tx = nullptr;  // bounce buffer of a send
+  bool probe = false;             // a keepalive: its failure means the peer is gone
 };
 
 class OfiIface final : public tl::Iface {
@@ -95,6 +99,7 @@ class OfiIface final : public tl::Iface {
   unsigned poll_cq();
   void on_completion(Op* op, uint64_t flags, size_t len, void* buf);
   void on_error();
+  void send_keepalives();
   void deliver(const std::byte* data, size_t len);
   void finish(Op* op, Status st);
 
@@ -140,6 +145,10 @@ class OfiIface final : public tl::Iface {
   tl::ErrorHandler error_handler_ = nullptr;
   void* error_arg_ = nullptr;
   bool in_progress_ = false;
+  // Liveness: RDM has no connection whose loss would tell us a peer died, so every
+  // endpoint gets a small message each keepalive interval; a send error fails the endpoint.
+  std::chrono::steady_clock::time_point next_keepalive_;
+  unsigned polls_since_clock_ = 0;
   bool use_inject_ = true;
   size_t busy_ops_ = 0;  // sends and RMA not yet completed: arm() refuses while any are
   unsigned malformed_logged_ = 0;

@@ -5,6 +5,7 @@
 #include <rdma/fi_errno.h>
 
 #include <cstring>
+#include <vector>
 
 #include "core/base/log.h"
 #include "transports/ofi/ofi_endpoint.h"
@@ -12,6 +13,10 @@
 
 namespace torus::ofi {
 namespace {
+
+// Keepalive intervals in a row whose probe the provider refused before the peer counts as
+// gone (see send_keepalives).
+constexpr unsigned kMaxProbeRefusals = 6;
 
 // Multi-recv slabs: two, so one can be reposted while the other fills.
 constexpr size_t kSlabs = 2;
@@ -95,8 +100,56 @@ unsigned OfiIface::progress() {
   if (in_progress_) return 0;  // a handler must not progress; refuse re-entry quietly
   in_progress_ = true;
   const unsigned n = poll_cq();
+  // The clock is read on idle polls (a sleeping worker polls rarely) and every 256th busy
+  // one; a read costs less than the provider's empty CQ poll.
+  if (settings_.keepalive_s < 1e9 && (n == 0 || ++polls_since_clock_ >= 256)) {
+    polls_since_clock_ = 0;
+    if (std::chrono::steady_clock::now() >= next_keepalive_) send_keepalives();
+  }
   in_progress_ = false;
   return n;
+}
+
+void OfiIface::send_keepalives() {
+  const bool first = next_keepalive_ == std::chrono::steady_clock::time_point{};
+  next_keepalive_ = std::chrono::steady_clock::now() +
+                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                        std::chrono::duration<double>(settings_.keepalive_s));
+  if (first) return;  // the interval starts with the first progress
+  std::vector<OfiEndpoint*> gone;
+  for (OfiEndpoint* ep : endpoints_) {
+    mem::PoolBuffer* b = take_tx_buf();
+    if (b == nullptr) break;  // busy: the traffic itself will show a dead peer
+    Op* op = new_op(Op::Kind::Send, ep, nullptr);
+    op->tx = b;
+    op->probe = true;
+    const AmHeader h{kAmMagic, 0, kAmFlagKeepalive, 0};
+    std::memcpy(b->data, &h, sizeof(h));
+    // fi_send, not fi_inject: only a send with a completion can report a dead peer.
+    const ssize_t rc = fi_send(ep_, b->data, sizeof(h), tx_desc(b), ep->peer(), &op->ctx);
+    if (rc == 0) {
+      ep->probe_refusals = 0;
+      continue;
+    }
+    return_tx(op);
+    if (rc == -FI_EAGAIN) {
+      // ofi_rxm answers EAGAIN for good once a peer's connection is lost and cannot be
+      // remade. A live peer refuses this long only if it has not progressed for
+      // kMaxProbeRefusals intervals while our data to it filled every queue.
+      if (++ep->probe_refusals < kMaxProbeRefusals) continue;
+      TORUS_WARN("ofi: peer unreachable (keepalive refused for %u intervals): failing its "
+                 "endpoint", ep->probe_refusals);
+    } else {
+      // Refused at once (sockets: no connection can be made to it): the peer is gone.
+      TORUS_WARN("ofi: peer unreachable (keepalive: %s): failing its endpoint",
+                 fi_strerror(static_cast<int>(-rc)));
+    }
+    gone.push_back(ep);
+  }
+  // After the loop: the handler may destroy endpoints.
+  for (OfiEndpoint* ep : gone)
+    if (endpoints_.count(ep) != 0 && error_handler_ != nullptr)
+      error_handler_(error_arg_, ep, Status::ConnectionReset);
 }
 
 unsigned OfiIface::poll_cq() {
@@ -147,10 +200,11 @@ void OfiIface::finish(Op* op, Status st) {
   }
   OfiEndpoint* ep = op->ep;
   tl::Completion* comp = op->comp;
+  const bool probe = op->probe;  // not counted in the endpoint's outstanding operations
   free_op(op);
   if (comp != nullptr) comp->func(comp, st);
   // The callback may have destroyed the endpoint.
-  if (ep != nullptr && endpoints_.count(ep) != 0) ep->op_done(st);
+  if (!probe && ep != nullptr && endpoints_.count(ep) != 0) ep->op_done(st);
 }
 
 void OfiIface::on_error() {
@@ -170,12 +224,17 @@ void OfiIface::on_error() {
     }
     return;
   }
-  TORUS_DEBUG("ofi: operation failed: %s (%s)", fi_strerror(err.err),
-              fi_cq_strerror(cq_, err.prov_errno, err.err_data, nullptr, 0));
+  TORUS_DEBUG("ofi: %s failed: %s (%s)", op->probe ? "keepalive" : "operation",
+              fi_strerror(err.err), fi_cq_strerror(cq_, err.prov_errno, err.err_data, nullptr, 0));
   OfiEndpoint* ep = op->ep;
+  // Whatever the provider calls it (EIO on sockets, unreachable on EFA), a probe that
+  // cannot be delivered means the peer is gone.
+  const bool peer_gone = st == Status::ConnectionReset || op->probe;
   finish(op, st);
-  if (ep != nullptr && endpoints_.count(ep) != 0 && st == Status::ConnectionReset && error_handler_ != nullptr)
-    error_handler_(error_arg_, ep, st);
+  if (ep != nullptr && endpoints_.count(ep) != 0 && peer_gone && error_handler_ != nullptr) {
+    TORUS_WARN("ofi: peer unreachable (%s): failing its endpoint", fi_strerror(err.err));
+    error_handler_(error_arg_, ep, Status::ConnectionReset);
+  }
 }
 
 void OfiIface::deliver(const std::byte* data, size_t len) {
@@ -183,8 +242,11 @@ void OfiIface::deliver(const std::byte* data, size_t len) {
   bool ok = len >= sizeof(h);
   if (ok) {
     std::memcpy(&h, data, sizeof(h));
-    ok = h.magic == kAmMagic && h.id < tl::kMaxAmId && h.length == len - sizeof(h) &&
-         handlers_[h.id].fn != nullptr;
+    if (ok && h.magic == kAmMagic && h.flags == kAmFlagKeepalive && h.length == 0 &&
+        len == sizeof(h))
+      return;  // a peer's liveness probe: arriving was its whole job
+    ok = h.magic == kAmMagic && h.flags == 0 && h.id < tl::kMaxAmId &&
+         h.length == len - sizeof(h) && handlers_[h.id].fn != nullptr;
   }
   if (!ok) {
     // RDM has no connection to drop: the message is dropped and logged (a few times).

@@ -28,6 +28,7 @@ Settings read_settings(const config::Config* cfg) {
   if (rx > 0) s.rx_bufs = static_cast<size_t>(rx);
   s.multi_recv = cfg->get_bool("TORUS_OFI_MULTI_RECV");
   s.event_fd = cfg->get_bool("TORUS_OFI_WAIT_FD");
+  s.keepalive_s = cfg->get_duration("TORUS_KEEPALIVE_INTERVAL");
   return s;
 }
 

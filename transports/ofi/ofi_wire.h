@@ -42,11 +42,14 @@ bool parse_address(std::span<const std::byte> in, ParsedAddress* out, std::strin
 struct AmHeader {
   uint8_t magic;  // kAmMagic: a buffer that is not ours is dropped, never dispatched
   uint8_t id;
-  uint16_t reserved;
+  uint16_t flags;  // kAmFlagKeepalive, else 0
   uint32_t length;  // payload bytes; must equal what was received minus the header
 };
 static_assert(sizeof(AmHeader) == 8);
 inline constexpr uint8_t kAmMagic = 0xA7;
+// A liveness probe (no payload, no handler): its only purpose is a send that fails if the
+// peer is gone.
+inline constexpr uint16_t kAmFlagKeepalive = 1;
 
 // The packed remote key. `key` is fi_mr_key's answer (a random 64-bit requested key where
 // the provider lets us choose it, so it is also the secret); `base`/`length` is the registered
