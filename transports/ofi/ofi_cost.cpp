@@ -22,6 +22,12 @@ bool rma_refusal_keeps_peer(const std::string& core_provider) {
   return core_provider != "tcp";
 }
 
+bool multi_recv_usable(const std::string& core_provider) { return core_provider != "shm"; }
+
+bool zero_length_rma_completes(const std::string& core_provider) {
+  return core_provider != "shm";
+}
+
 bool rma_read_native(const fi_info& info, fid_ep* ep) {
   if (std::strcmp(info.fabric_attr->prov_name, "efa") != 0) return true;
 #ifdef FI_OPT_EFA_EMULATED_READ

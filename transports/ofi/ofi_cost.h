@@ -32,4 +32,14 @@ bool rma_read_native(const fi_info& info, fid_ep* ep);
 // get/put are not advertised on such providers and rendezvous falls back to eager.
 bool rma_refusal_keeps_peer(const std::string& core_provider);
 
+// Whether multi-receive buffers can be used. libfabric 1.17's shm provider advertises
+// FI_MULTI_RECV but crashes inside fi_setopt(FI_OPT_MIN_MULTI_RECV), without which a slab's
+// tail could be too short for a whole message: shm gets one buffer per message.
+bool multi_recv_usable(const std::string& core_provider);
+
+// Whether a zero-length fi_read/fi_write completes. libfabric 1.17's shm never completes
+// one; there a zero-length get/put completes at once after the local key checks (the
+// provider's own check of a stale key is then skipped: nothing is moved anyway).
+bool zero_length_rma_completes(const std::string& core_provider);
+
 }  // namespace torus::ofi

@@ -116,6 +116,7 @@ Status OfiEndpoint::rma(bool read, std::byte* local, size_t len, uint64_t remote
   if (len > (read ? lim.max_get : lim.max_put)) return Status::InvalidParam;
   uint64_t key = 0, target = 0;
   if (Status s = resolve_rkey(rkey, remote_addr, len, &key, &target); s != Status::Ok) return s;
+  if (len == 0 && !iface_.zero_length_rma()) return Status::Ok;  // nothing to move
   Op* op = iface_.new_op(read ? Op::Kind::Read : Op::Kind::Write, this, comp);
   void* desc = nullptr;
   // A zero-length transfer still goes to the provider, so a stale key is still refused.

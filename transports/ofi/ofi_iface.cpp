@@ -80,7 +80,8 @@ std::optional<Error> OfiIface::setup() {
 
   // Active messages never exceed one segment: the largest a provider may be asked to carry.
   settings_.seg_size = std::min<size_t>(settings_.seg_size, info_->ep_attr->max_msg_size);
-  multi_ = settings_.multi_recv && (info_->caps & FI_MULTI_RECV) != 0;
+  multi_ = settings_.multi_recv && (info_->caps & FI_MULTI_RECV) != 0 &&
+           multi_recv_usable(provider_);
   if (multi_) {
     size_t min = settings_.seg_size;
     rc = fi_setopt(&ep_->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min, sizeof(min));
@@ -132,6 +133,7 @@ std::optional<Error> OfiIface::setup() {
   // push it out. There every AM is a send with a completion, and arm() refuses to sleep
   // until all have completed. Hardware providers hand an inject to the NIC.
   const std::string core = core_name(provider_.c_str());
+  zero_length_rma_ = zero_length_rma_completes(core);
   use_inject_ = info_->domain_attr->data_progress == FI_PROGRESS_AUTO ||
                 !(core == "tcp" || core == "udp" || core == "shm");
   // am_short is injected up to the provider's size, else sent from a bounce buffer.

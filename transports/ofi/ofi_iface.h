@@ -86,6 +86,8 @@ class OfiIface final : public tl::Iface {
     return fi_mr_desc(static_cast<fid_mr*>(b->handle));
   }
   Result<mem::RegRef> register_local(const void* addr, size_t len);
+  // Whether a zero-length fi_read/fi_write completes on this provider (see ofi_cost.h).
+  bool zero_length_rma() const noexcept { return zero_length_rma_; }
   // Back-pressure from the provider (-FI_EAGAIN): drive the CQ (unless called from inside
   // progress, where a handler is running) so the retry can succeed; never drops anything.
   void on_eagain();
@@ -150,6 +152,7 @@ class OfiIface final : public tl::Iface {
   std::chrono::steady_clock::time_point next_keepalive_;
   unsigned polls_since_clock_ = 0;
   bool use_inject_ = true;
+  bool zero_length_rma_ = true;
   size_t busy_ops_ = 0;  // sends and RMA not yet completed: arm() refuses while any are
   unsigned malformed_logged_ = 0;
 };
