@@ -61,6 +61,7 @@ std::vector<std::string> Context::transport_report() const {
         line += (i ? ", " : "") + s.devices[i].name;
     }
     out.push_back(std::move(line));
+    for (const std::string& d : s.transport->details()) out.push_back("  " + d);
   }
   return out;
 }

@@ -177,6 +177,8 @@ class Transport {
   virtual std::vector<DeviceInfo> query(std::string* why) = 0;
   virtual Result<std::unique_ptr<Iface>> open(const DeviceInfo& device,
                                               const IfaceParams& params) = 0;
+  // Extra lines for `torus_info -t` (what the transport saw and why it chose as it did).
+  virtual std::vector<std::string> details() const { return {}; }
 };
 
 }  // namespace torus::tl

@@ -124,7 +124,7 @@ std::vector<std::string> describe_providers() {
                        std::to_string(i->tx_attr->inject_size) + ", max_msg " +
                        std::to_string(i->ep_attr->max_msg_size) +
                        (in(core_name(i->fabric_attr->prov_name),
-                           {"tcp", "sockets", "udp", "shm"})
+                           {"tcp", "net", "sockets", "udp", "shm"})
                             ? " (only when named)"
                             : "");
     if (line != last) out.push_back(line);

@@ -1,6 +1,7 @@
 // The ofi transport module: viability (a provider the setting allows) and TORUS_OFI_*.
 #include "transports/ofi/ofi_transport.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "core/base/config.h"
@@ -59,6 +60,14 @@ class OfiTransport final : public tl::Transport {
     auto iface = OfiIface::open(params, s);
     if (!iface) return iface.error();
     return std::unique_ptr<tl::Iface>(std::move(iface.value()));
+  }
+
+  // fi_getinfo lists a provider once per capability set: each line once is enough here.
+  std::vector<std::string> details() const override {
+    std::vector<std::string> out;
+    for (std::string& line : provider_report())
+      if (std::find(out.begin(), out.end(), line) == out.end()) out.push_back(std::move(line));
+    return out;
   }
 };
 
