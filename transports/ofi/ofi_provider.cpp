@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 namespace torus::ofi {
 namespace {
@@ -71,6 +72,22 @@ std::string requested_provider(const std::string& config_value) {
   return fi != nullptr ? std::string(fi) : std::string();
 }
 
+bool rdma_devices_present(std::string* why) {
+  // Every provider of the default order drives a device the kernel lists here: verbs, psm3
+  // and EFA under infiniband, Slingshot under cxi. Asking libfabric costs 0.2-0.5 s per
+  // process start (its providers probe the system), paid by every rank of every job.
+  static constexpr const char* kClasses[] = {"/sys/class/infiniband", "/sys/class/cxi"};
+  for (const char* dir : kClasses) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+      (void)entry;
+      return true;
+    }
+  }
+  if (why != nullptr) *why = "/sys/class/infiniband and /sys/class/cxi list no device";
+  return false;
+}
+
 Result<InfoPtr> choose_provider(const std::string& name) {
   if (!name.empty()) {
     auto r = getinfo(name);
@@ -80,6 +97,11 @@ Result<InfoPtr> choose_provider(const std::string& name) {
     InfoPtr one(fi_dupinfo(first));
     return one;
   }
+  std::string no_device;
+  if (!rdma_devices_present(&no_device))
+    return make_error(Status::Unreachable, "no RDMA device (" + no_device +
+                                               "); libfabric not asked (name a provider with "
+                                               "TORUS_OFI_PROVIDER to ask it anyway)");
   std::string why;
   for (const char* p : kPreferred) {
     auto r = getinfo(p);

@@ -32,6 +32,9 @@ std::string core_name(const char* prov_name);
 // kPreferred found. Not found: an error whose message says, per provider tried, what
 // fi_getinfo answered ("efa: fi_getinfo -61 (No data available)"), and which duplicates
 // exist but were left alone. `name` "" means the default order.
+// Whether the kernel lists a device some provider of the default order could drive; when not,
+// the default choice fails at once without asking libfabric.
+bool rdma_devices_present(std::string* why);
 Result<InfoPtr> choose_provider(const std::string& name);
 
 // The name a setting selects: TORUS_OFI_PROVIDER from `config_value`, else FI_PROVIDER from
