@@ -1,66 +1,121 @@
-// Predefined datatypes: sizes, MPI_Type_size and MPI_Get_count.
+// The predefined datatypes as TypeInfos and the lookups the rest of the library uses
+// (type_info, type_size, type_basic). Predefined handles are answered from a static table
+// indexed by handle bits, without a lock; derived ones come from type_table.
 #include "mpi_shim/lib/datatype.h"
 
-#include "mpi_shim/lib/errors.h"
-#include "mpi_shim/lib/pmpi.h"
-#include "mpi_shim/lib/status.h"
+#include <array>
+#include <cstdint>
+
+#include "mpi_shim/lib/type_table.h"
 
 namespace torus::mpi {
-
 namespace {
-// The layout of the value-index pair types (MPI_FLOAT_INT, ...): a struct, with padding.
+
+// The layout of the value-index pair types (MPI_FLOAT_INT, ...): a struct, with padding,
+// whose padding travels as data (their size is the struct's).
 template <typename V>
 struct Pair {
   V value;
   int index;
 };
+
+struct PredefinedSpec {
+  MPI_Datatype handle;
+  size_t size;
+  size_t align;
+  size_t elements;  // basic elements: two for a value-index pair
+};
+
+template <typename T>
+constexpr PredefinedSpec spec(MPI_Datatype h, size_t elements = 1) {
+  return {h, sizeof(T), alignof(T), elements};
+}
+
+constexpr std::array kPredefined = {
+    spec<char>(MPI_CHAR), spec<signed char>(MPI_SIGNED_CHAR),
+    spec<unsigned char>(MPI_UNSIGNED_CHAR), spec<unsigned char>(MPI_BYTE),
+    spec<wchar_t>(MPI_WCHAR), spec<short>(MPI_SHORT), spec<unsigned short>(MPI_UNSIGNED_SHORT),
+    spec<int>(MPI_INT), spec<unsigned>(MPI_UNSIGNED), spec<long>(MPI_LONG),
+    spec<unsigned long>(MPI_UNSIGNED_LONG), spec<long long>(MPI_LONG_LONG_INT),
+    spec<unsigned long long>(MPI_UNSIGNED_LONG_LONG), spec<float>(MPI_FLOAT),
+    spec<double>(MPI_DOUBLE), spec<long double>(MPI_LONG_DOUBLE),
+    spec<unsigned char>(MPI_PACKED), spec<int8_t>(MPI_INT8_T), spec<int16_t>(MPI_INT16_T),
+    spec<int32_t>(MPI_INT32_T), spec<int64_t>(MPI_INT64_T), spec<uint8_t>(MPI_UINT8_T),
+    spec<uint16_t>(MPI_UINT16_T), spec<uint32_t>(MPI_UINT32_T), spec<uint64_t>(MPI_UINT64_T),
+    spec<bool>(MPI_C_BOOL), spec<MPI_Aint>(MPI_AINT), spec<MPI_Offset>(MPI_OFFSET),
+    spec<MPI_Count>(MPI_COUNT), spec<Pair<int>>(MPI_2INT, 2),
+    spec<Pair<float>>(MPI_FLOAT_INT, 2), spec<Pair<double>>(MPI_DOUBLE_INT, 2),
+    spec<Pair<long>>(MPI_LONG_INT, 2), spec<Pair<short>>(MPI_SHORT_INT, 2),
+    spec<Pair<long double>>(MPI_LONG_DOUBLE_INT, 2),
+};
+
+constexpr unsigned kBasicKind = 0x4c000000u;  // basic handles: size in bits 8-15, index 0-7
+constexpr unsigned kPairCount = 5;            // MPI_FLOAT_INT .. MPI_LONG_DOUBLE_INT
+
+struct PredefinedTable {
+  std::array<TypeInfo, kPredefined.size()> infos;
+  std::array<const TypeInfo*, 256> basic{};      // by the low byte of a 0x4c handle
+  std::array<const TypeInfo*, kPairCount> pairs{};  // by the index of a 0x8c handle
+
+  PredefinedTable() {
+    for (size_t i = 0; i < kPredefined.size(); ++i) {
+      const PredefinedSpec& s = kPredefined[i];
+      TypeInfo& t = infos[i];
+      t.size = s.size;
+      t.extent = t.true_extent = static_cast<MPI_Aint>(s.size);
+      t.blocks = {{0, static_cast<MPI_Aint>(s.size)}};
+      t.runs = {{s.handle, 1}};
+      t.basic = s.handle;
+      t.basic_count = 1;
+      t.elements = s.elements;
+      t.align = static_cast<MPI_Aint>(s.align);
+      t.predefined = s.handle;
+      t.committed = true;
+      const unsigned h = static_cast<unsigned>(s.handle);
+      if ((h & 0xffff0000u) == kBasicKind) basic[h & 0xffu] = &t;
+      else pairs[h & 0xffu] = &t;
+    }
+  }
+};
+
+const PredefinedTable& predefined_table() {
+  static const PredefinedTable table;
+  return table;
+}
+
 }  // namespace
 
-size_t type_size(MPI_Datatype type) noexcept {
-  switch (type) {
-    // The basic types encode their size in bits 8-15 of the handle (MPICH's scheme); the
-    // switch lists them so that an unknown handle is refused rather than sized.
-    case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR: case MPI_BYTE:
-    case MPI_WCHAR: case MPI_SHORT: case MPI_UNSIGNED_SHORT: case MPI_INT: case MPI_UNSIGNED:
-    case MPI_LONG: case MPI_UNSIGNED_LONG: case MPI_LONG_LONG_INT:
-    case MPI_UNSIGNED_LONG_LONG: case MPI_FLOAT: case MPI_DOUBLE: case MPI_LONG_DOUBLE:
-    case MPI_PACKED: case MPI_INT8_T: case MPI_INT16_T: case MPI_INT32_T: case MPI_INT64_T:
-    case MPI_UINT8_T: case MPI_UINT16_T: case MPI_UINT32_T: case MPI_UINT64_T: case MPI_C_BOOL:
-    case MPI_AINT: case MPI_OFFSET: case MPI_COUNT: case MPI_2INT:
-      return (static_cast<unsigned>(type) >> 8) & 0xffu;
-    // The pair types are structs whose size includes padding.
-    case MPI_FLOAT_INT: return sizeof(Pair<float>);
-    case MPI_DOUBLE_INT: return sizeof(Pair<double>);
-    case MPI_LONG_INT: return sizeof(Pair<long>);
-    case MPI_SHORT_INT: return sizeof(Pair<short>);
-    case MPI_LONG_DOUBLE_INT: return sizeof(Pair<long double>);
-    default: return 0;
+const TypeInfo* type_info(MPI_Datatype type) noexcept {
+  const unsigned h = static_cast<unsigned>(type);
+  const TypeInfo* t = nullptr;
+  if ((h & 0xffff0000u) == kBasicKind) {
+    t = predefined_table().basic[h & 0xffu];
+  } else if (is_derived_kind(type)) {
+    const unsigned index = h & 0x03ffffffu;
+    if (index >= kFirstDerivedIndex) return type_lookup_raw(type);
+    if (index < kPairCount) t = predefined_table().pairs[index];
   }
+  return t && t->predefined == type ? t : nullptr;
+}
+
+TypeRef type_hold(MPI_Datatype type) {
+  if (is_derived_kind(type) && (static_cast<unsigned>(type) & 0x03ffffffu) >= kFirstDerivedIndex)
+    return type_lookup(type);
+  // Predefined types live as long as the library: a pointer that owns nothing.
+  return TypeRef(TypeRef(), type_info(type));
+}
+
+size_t type_size(MPI_Datatype type) noexcept {
+  const TypeInfo* t = type_info(type);
+  if (!t) return 0;
+  if (t->predefined != MPI_DATATYPE_NULL) return t->size;
+  return t->committed && t->contiguous && t->true_lb == 0 ? t->size : 0;
+}
+
+MPI_Datatype type_basic(MPI_Datatype type, size_t* count) noexcept {
+  const TypeInfo* t = type_info(type);
+  if (count) *count = t && t->basic != MPI_DATATYPE_NULL ? t->basic_count : 0;
+  return t ? t->basic : MPI_DATATYPE_NULL;
 }
 
 }  // namespace torus::mpi
-
-using namespace torus::mpi;
-
-extern "C" {
-
-int PMPI_Type_size(MPI_Datatype datatype, int* size) {
-  size_t s = type_size(datatype);
-  if (s == 0) return raise_error(nullptr, MPI_ERR_TYPE, "MPI_Type_size");
-  *size = static_cast<int>(s);
-  return MPI_SUCCESS;
-}
-
-int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-  size_t s = type_size(datatype);
-  if (s == 0) return raise_error(nullptr, MPI_ERR_TYPE, "MPI_Get_count");
-  const size_t bytes = status_bytes(*status);
-  *count = (bytes % s == 0 && bytes / s <= 0x7fffffffu) ? static_cast<int>(bytes / s)
-                                                          : MPI_UNDEFINED;
-  return MPI_SUCCESS;
-}
-
-TORUS_MPI_ALIAS(MPI_Type_size)
-TORUS_MPI_ALIAS(MPI_Get_count)
-
-}  // extern "C"

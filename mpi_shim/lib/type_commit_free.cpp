@@ -1,0 +1,31 @@
+// MPI_Type_commit and MPI_Type_free. Freeing drops the handle only: types built from it and
+// operations still using it hold their own TypeRef, so its layout lives until they are done.
+#include "mpi_shim/lib/datatype.h"
+#include "mpi_shim/lib/errors.h"
+#include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/type_table.h"
+
+using namespace torus::mpi;
+
+extern "C" {
+
+int PMPI_Type_commit(MPI_Datatype* datatype) {
+  if (!datatype) return raise_error(nullptr, MPI_ERR_ARG, "MPI_Type_commit");
+  const TypeInfo* t = type_info(*datatype);
+  if (!t) return raise_error(nullptr, MPI_ERR_TYPE, "MPI_Type_commit");
+  t->committed = true;  // predefined types already are
+  return MPI_SUCCESS;
+}
+
+int PMPI_Type_free(MPI_Datatype* datatype) {
+  if (!datatype) return raise_error(nullptr, MPI_ERR_ARG, "MPI_Type_free");
+  // Predefined handles are not in the table, so they are refused here too.
+  if (!type_uninstall(*datatype)) return raise_error(nullptr, MPI_ERR_TYPE, "MPI_Type_free");
+  *datatype = MPI_DATATYPE_NULL;
+  return MPI_SUCCESS;
+}
+
+TORUS_MPI_ALIAS(MPI_Type_commit)
+TORUS_MPI_ALIAS(MPI_Type_free)
+
+}  // extern "C"

@@ -1,0 +1,102 @@
+// The regular type constructors: MPI_Type_contiguous, vector, create_hvector (and the MPI-1
+// MPI_Type_hvector), create_resized and dup. Each flattens its pieces with LayoutBuilder and
+// remembers its arguments for MPI_Type_get_contents.
+#include "mpi_shim/lib/datatype.h"
+#include "mpi_shim/lib/errors.h"
+#include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/type_layout.h"
+#include "mpi_shim/lib/type_table.h"
+
+using namespace torus::mpi;
+
+namespace {
+
+// count blocks of blocklength copies of `old`, block i at i * stride bytes.
+int make_vector(int count, int blocklength, MPI_Aint stride, bool stride_in_elements,
+                MPI_Datatype oldtype, MPI_Datatype* newtype, TypeContents contents) {
+  if (count < 0) return MPI_ERR_COUNT;
+  if (blocklength < 0) return MPI_ERR_COUNT;  // as MPICH
+  return type_guarded([&] {
+    TypeRef old = type_hold(oldtype);
+    if (!old) return MPI_ERR_TYPE;
+    if (!newtype) return MPI_ERR_ARG;
+    const MPI_Aint step = stride_in_elements ? stride * old->extent : stride;
+    LayoutBuilder b;
+    for (int i = 0; i < count; ++i)
+      b.add(*old, static_cast<MPI_Aint>(i) * step, static_cast<size_t>(blocklength));
+    contents.types = {std::move(old)};
+    return type_create(b.finish(false), std::move(contents), false, newtype);
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  TypeContents c{MPI_COMBINER_CONTIGUOUS, {count}, {}, {}};
+  // One block of count copies.
+  const int e = count < 0 ? MPI_ERR_COUNT
+                          : make_vector(1, count, 0, false, oldtype, newtype, std::move(c));
+  return check(nullptr, e, "MPI_Type_contiguous");
+}
+
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                     MPI_Datatype* newtype) {
+  TypeContents c{MPI_COMBINER_VECTOR, {count, blocklength, stride}, {}, {}};
+  return check(nullptr, make_vector(count, blocklength, stride, true, oldtype, newtype,
+                                    std::move(c)),
+               "MPI_Type_vector");
+}
+
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                             MPI_Datatype* newtype) {
+  TypeContents c{MPI_COMBINER_HVECTOR, {count, blocklength}, {stride}, {}};
+  return check(nullptr, make_vector(count, blocklength, stride, false, oldtype, newtype,
+                                    std::move(c)),
+               "MPI_Type_create_hvector");
+}
+
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                      MPI_Datatype* newtype) {
+  TypeContents c{MPI_COMBINER_HVECTOR, {count, blocklength}, {stride}, {}};
+  return check(nullptr, make_vector(count, blocklength, stride, false, oldtype, newtype,
+                                    std::move(c)),
+               "MPI_Type_hvector");
+}
+
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                             MPI_Datatype* newtype) {
+  const int e = type_guarded([&] {
+    TypeRef old = type_hold(oldtype);
+    if (!old) return MPI_ERR_TYPE;
+    if (!newtype) return MPI_ERR_ARG;
+    TypeLayout layout = layout_resized(*old, lb, extent);
+    TypeContents c{MPI_COMBINER_RESIZED, {}, {lb, extent}, {std::move(old)}};
+    return type_create(std::move(layout), std::move(c), false, newtype);
+  });
+  return check(nullptr, e, "MPI_Type_create_resized");
+}
+
+// The duplicate shares nothing mutable with the original but starts as committed as it.
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  const int e = type_guarded([&] {
+    TypeRef old = type_hold(oldtype);
+    if (!old) return MPI_ERR_TYPE;
+    if (!newtype) return MPI_ERR_ARG;
+    TypeLayout layout = *old;
+    const bool committed = old->committed;
+    TypeContents c{MPI_COMBINER_DUP, {}, {}, {std::move(old)}};
+    return type_create(std::move(layout), std::move(c), committed, newtype);
+  });
+  return check(nullptr, e, "MPI_Type_dup");
+}
+
+TORUS_MPI_ALIAS(MPI_Type_contiguous)
+TORUS_MPI_ALIAS(MPI_Type_vector)
+TORUS_MPI_ALIAS(MPI_Type_create_hvector)
+TORUS_MPI_ALIAS(MPI_Type_hvector)
+TORUS_MPI_ALIAS(MPI_Type_create_resized)
+TORUS_MPI_ALIAS(MPI_Type_dup)
+
+}  // extern "C"
