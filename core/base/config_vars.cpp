@@ -32,6 +32,32 @@ constexpr VarDecl kVars[] = {
     {.name = "TORUS_RSH", .type = Type::String, .default_value = "ssh", .unit = "",
      .doc = "remote shell mpirun uses to start ranks on other hosts (command and arguments)"},
 
+    // MPI collective algorithms: auto chooses by message size, process count and op; a
+    // forced algorithm that cannot run a call (ring with a non-commutative op) falls back.
+    {.name = "TORUS_COLL_BCAST", .type = Type::Enum, .default_value = "auto", .unit = "",
+     .doc = "MPI_Bcast algorithm: binomial tree, or scatter then ring allgather (long "
+            "messages)",
+     .choices = "auto|binomial|scatter_allgather"},
+    {.name = "TORUS_COLL_REDUCE", .type = Type::Enum, .default_value = "auto", .unit = "",
+     .doc = "MPI_Reduce algorithm: binomial tree, or Rabenseifner's reduce-scatter and gather "
+            "(long vectors)",
+     .choices = "auto|binomial|rabenseifner"},
+    {.name = "TORUS_COLL_ALLREDUCE", .type = Type::Enum, .default_value = "auto", .unit = "",
+     .doc = "MPI_Allreduce algorithm: recursive doubling (short vectors), ring reduce-scatter "
+            "and allgather (commutative ops), or Rabenseifner's halving and doubling",
+     .choices = "auto|recursive_doubling|ring|rabenseifner"},
+    {.name = "TORUS_COLL_REDUCE_SCATTER", .type = Type::Enum, .default_value = "auto",
+     .unit = "",
+     .doc = "MPI_Reduce_scatter(_block) algorithm: recursive halving, or ring (long vectors, "
+            "commutative ops)",
+     .choices = "auto|recursive_halving|ring"},
+    {.name = "TORUS_COLL_ALLGATHER", .type = Type::Enum, .default_value = "auto", .unit = "",
+     .doc = "MPI_Allgather algorithm: Bruck (short blocks) or ring",
+     .choices = "auto|bruck|ring"},
+    {.name = "TORUS_COLL_INFO", .type = Type::Bool, .default_value = "n", .unit = "",
+     .doc = "rank 0 of a communicator prints each distinct collective algorithm choice "
+            "(collective, algorithm, size, ranks) to stderr"},
+
     // Progress.
     {.name = "TORUS_SPIN_TIME", .type = Type::Duration, .default_value = "auto",
      .unit = "seconds",
@@ -82,8 +108,8 @@ constexpr VarDecl kVars[] = {
      .allow_auto = true},
     {.name = "TORUS_KEEPALIVE_INTERVAL", .type = Type::Duration, .default_value = "10s",
      .unit = "seconds",
-     .doc = "TCP keepalive probe interval on idle connections (a dead host is detected after "
-            "a few intervals); inf = off",
+     .doc = "liveness probe interval: TCP keepalive on idle tcp connections, a probe message "
+            "per libfabric peer (a dead host is detected after a few intervals); inf = off",
      .allow_auto = false},
 
     // libfabric transport.

@@ -12,16 +12,22 @@
 
 namespace torus::mpi::coll {
 
+// The entry points marked "chosen" pick their algorithm per call (coll_select.h: by size,
+// process count and whether the op commutes, or as TORUS_COLL_<NAME> forces); the
+// algorithms themselves are in coll_algos.h.
 Status barrier(Comm& c);                                                // dissemination
-Status bcast(Comm& c, void* buf, size_t bytes, int root);               // binomial tree
+Status bcast(Comm& c, void* buf, size_t bytes, int root);               // chosen
 Status reduce(Comm& c, const void* sbuf, void* rbuf, size_t count, MPI_Datatype type, MPI_Op op,
-              int root);                                                // binomial tree
+              int root);                                                // chosen
 Status allreduce(Comm& c, const void* sbuf, void* rbuf, size_t count, MPI_Datatype type,
-                 MPI_Op op);  // recursive doubling with the non-power-of-two fold
+                 MPI_Op op);                                            // chosen
+// counts: elements each rank gets; sbuf == MPI_IN_PLACE takes the input from rbuf.
+Status reduce_scatter(Comm& c, const void* sbuf, void* rbuf, const size_t* counts,
+                      MPI_Datatype type, MPI_Op op);                    // chosen
 // Block sizes in bytes (one block per rank); sbuf == MPI_IN_PLACE where the standard allows.
 Status gather(Comm& c, const void* sbuf, void* rbuf, size_t block, int root);      // linear
 Status scatter(Comm& c, const void* sbuf, void* rbuf, size_t block, int root);     // linear
-Status allgather(Comm& c, const void* sbuf, void* rbuf, size_t block);             // ring
+Status allgather(Comm& c, const void* sbuf, void* rbuf, size_t block);             // chosen
 Status alltoall(Comm& c, const void* sbuf, void* rbuf, size_t block);   // pairwise exchange
 
 // The vector variants: per-rank counts and displacements in bytes.

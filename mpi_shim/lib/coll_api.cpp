@@ -26,7 +26,7 @@ int finish(Comm* c, torus::Status s, const char* fn) {
 int check_reduction(int count, MPI_Datatype type, MPI_Op op) {
   int err = MPI_SUCCESS;
   (void)bytes_of(count, type, &err);
-  if (err == MPI_SUCCESS && !op_valid(op, type)) err = MPI_ERR_OP;
+  if (err == MPI_SUCCESS) err = op_check(op, type);
   return err;
 }
 

@@ -117,7 +117,7 @@ static int scan_common(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, fn);
   size_t bytes = 0;
   int err = bytes_of(count, datatype, &bytes);
-  if (err == MPI_SUCCESS && !op_valid(op, datatype)) err = MPI_ERR_OP;
+  if (err == MPI_SUCCESS) err = op_check(op, datatype);
   if (err) return raise_error(c, err, fn);
   if (count == 0) return MPI_SUCCESS;
   return finish(c, coll::scan(*c, sendbuf, recvbuf, size_t(count), datatype, op, exclusive), fn);

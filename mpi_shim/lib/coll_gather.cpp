@@ -1,10 +1,11 @@
-// Gather and scatter (linear: the root posts every transfer at once), allgather (ring:
-// n - 1 steps, each rank forwarding the block it got last) and alltoall (pairwise
-// exchange: in step k, send to r + k and receive from r - k).
+// Gather and scatter (linear: the root posts every transfer at once), allgather for short
+// blocks (Bruck: ceil(log2 n) steps for any n; the ring for long ones is in coll_ring.cpp)
+// and alltoall (pairwise exchange: in step k, send to r + k and receive from r - k).
 #include <cstring>
 #include <vector>
 
 #include "mpi_shim/lib/coll.h"
+#include "mpi_shim/lib/coll_algos.h"
 #include "mpi_shim/lib/coll_context.h"
 #include "mpi_shim/lib/runtime.h"
 
@@ -44,17 +45,25 @@ Status scatter(Comm& c, const void* sbuf, void* rbuf, size_t block, int root) {
   return is_error(first) ? first : s;
 }
 
-Status allgather(Comm& c, const void* sbuf, void* rbuf, size_t block) {
+Status allgather_bruck(Comm& c, const void* sbuf, void* rbuf, size_t block) {
   CollContext cc(c);
   const int n = cc.size(), r = cc.rank();
-  if (sbuf != MPI_IN_PLACE && block) std::memcpy(block_at(rbuf, block, r), sbuf, block);
-  const int right = (r + 1) % n, left = (r - 1 + n) % n;
-  for (int step = 0; step < n - 1; ++step) {
-    // Non-overtaking keeps steps from one neighbour in order even when the phase wraps.
-    const int send_block = (r - step + n) % n, recv_block = (r - step - 1 + n) % n;
-    Status s = cc.sendrecv(right, block_at(rbuf, block, send_block), block, left,
-                           block_at(rbuf, block, recv_block), block, step & 63);
+  // tmp[i] collects the block of rank r + i: at distance d, the first min(d, n - d) blocks
+  // go to r - d and those of r + d .. arrive after ours. One rotation at the end puts them
+  // in rank order; short blocks make the copies cheaper than the rounds they save.
+  std::byte* tmp = c.scratch(block * size_t(n)).data();
+  if (block)
+    std::memcpy(tmp, sbuf == MPI_IN_PLACE ? block_at(rbuf, block, r) : sbuf, block);
+  for (int d = 1, phase = 0; d < n; d <<= 1, ++phase) {
+    const size_t k = size_t(d < n - d ? d : n - d);
+    Status s = cc.sendrecv((r - d + n) % n, tmp, k * block, (r + d) % n,
+                           block_at(tmp, block, d), k * block, phase);
     if (is_error(s)) return s;
+  }
+  if (block) {
+    const size_t head = size_t(n - r);  // tmp[0 .. n - r) are ranks r .. n - 1
+    std::memcpy(block_at(rbuf, block, r), tmp, head * block);
+    std::memcpy(rbuf, block_at(tmp, block, n - r), size_t(r) * block);
   }
   return Status::Ok;
 }

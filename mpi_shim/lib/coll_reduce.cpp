@@ -1,59 +1,69 @@
-// Reduce (binomial tree) and allreduce (recursive doubling; with n not a power of two, the
-// first 2*(n - 2^k) ranks fold pairwise into 2^k participants first and unfold at the end).
-// Every predefined op is commutative, so the tree may combine in any order; the exchange in
-// recursive doubling computes a op b on one side and b op a on the other, which is bitwise
-// the same for every op here, so all ranks get identical results.
+// Reduce by binomial tree and allreduce by recursive doubling (with n not a power of two,
+// the first 2*(n - 2^k) ranks fold pairwise into 2^k participants first and unfold at the
+// end): the short-vector algorithms, log2(n) steps of the whole vector. Both combine in rank
+// order, so non-commutative ops get ranks 0 op 1 op ... op n-1, and every rank of an
+// allreduce computes bitwise the same value.
 #include <cstring>
 #include <span>
 
-#include "mpi_shim/lib/coll.h"
+#include "mpi_shim/lib/coll_algos.h"
 #include "mpi_shim/lib/coll_context.h"
+#include "mpi_shim/lib/coll_util.h"
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/op.h"
 
 namespace torus::mpi::coll {
 
-Status reduce(Comm& c, const void* sbuf, void* rbuf, size_t count, MPI_Datatype type, MPI_Op op,
-              int root) {
+Status reduce_binomial(Comm& c, const void* sbuf, void* rbuf, size_t count, MPI_Datatype type,
+                       MPI_Op op, int root) {
   CollContext cc(c);
-  const int n = cc.size();
-  const int vr = (cc.rank() - root + n) % n;
+  const int n = cc.size(), r = cc.rank();
+  const bool commutative = op_commutative(op);
+  // A commutative op may reduce on the tree rooted at the root itself, whose subtrees are
+  // ranges of ranks rotated by the root; otherwise the tree is rooted at rank 0, so that
+  // every subtree is a range of consecutive ranks, and rank 0 passes the result on.
+  const int tree_root = commutative ? root : 0;
+  const int vr = (r - tree_root + n) % n;
   const size_t bytes = count * type_size(type);
   // `cur` holds this rank's partial result: the send buffer until the first combine, which
   // writes into `acc` (the root's receive buffer, a scratch area elsewhere). A leaf thus
   // sends straight from the user's buffer, and nobody copies it first.
-  std::span<std::byte> space = c.scratch(vr == 0 ? bytes : 2 * bytes);
+  const bool acc_is_rbuf = r == root;
+  std::span<std::byte> space = c.scratch(acc_is_rbuf ? bytes : 2 * bytes);
   std::byte* tmp = space.data();
-  void* acc = vr == 0 ? rbuf : space.data() + bytes;
+  void* acc = acc_is_rbuf ? rbuf : space.data() + bytes;
   const void* cur = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
   for (int mask = 1; mask < n; mask <<= 1) {
-    if (vr & mask) return cc.send(((vr & ~mask) + root) % n, 0, cur, bytes);
+    if (vr & mask) {
+      Status s = cc.send(((vr & ~mask) + tree_root) % n, 0, cur, bytes);
+      if (is_error(s) || r != root) return s;
+      break;  // a root inside rank 0's tree still waits for the result
+    }
     if ((vr | mask) < n) {
-      Status s = cc.recv(((vr | mask) + root) % n, 0, tmp, bytes);
+      Status s = cc.recv(((vr | mask) + tree_root) % n, 0, tmp, bytes);
       if (is_error(s)) return s;
-      op_apply(op, type, tmp, cur, acc, count);
+      // The child's subtree holds the ranks just above ours.
+      combine(op, type, commutative, cur, tmp, acc, count);
       cur = acc;
     }
   }
+  if (r == tree_root && r != root) return cc.send(root, 1, cur, bytes);
+  if (r == root && tree_root != root) return cc.recv(tree_root, 1, rbuf, bytes);
   if (cur != rbuf) std::memcpy(rbuf, cur, bytes);  // a root without children (n == 1)
   return Status::Ok;
 }
 
-Status allreduce(Comm& c, const void* sbuf, void* rbuf, size_t count, MPI_Datatype type,
-                 MPI_Op op) {
+Status allreduce_recursive_doubling(Comm& c, const void* sbuf, void* rbuf, size_t count,
+                                    MPI_Datatype type, MPI_Op op) {
   CollContext cc(c);
   const int n = cc.size(), r = cc.rank();
   const size_t bytes = count * type_size(type);
+  const bool commutative = op_commutative(op);
   // As in reduce: the partial result lives in the send buffer until the first combine
   // writes it into rbuf.
   const void* cur = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-  if (n == 1) {
-    if (cur != rbuf) std::memcpy(rbuf, cur, bytes);
-    return Status::Ok;
-  }
   std::byte* tmp = c.scratch(bytes).data();
-  int pof2 = 1;
-  while (pof2 * 2 <= n) pof2 *= 2;
+  const int pof2 = pow2_floor(n);
   const int rem = n - pof2;
 
   // Fold: among the first 2*rem ranks, each even rank hands its vector to the odd one above.
@@ -66,7 +76,7 @@ Status allreduce(Comm& c, const void* sbuf, void* rbuf, size_t count, MPI_Dataty
     } else {
       Status s = cc.recv(r - 1, 0, tmp, bytes);
       if (is_error(s)) return s;
-      op_apply(op, type, tmp, cur, rbuf, count);
+      combine(op, type, commutative, tmp, cur, rbuf, count);
       cur = rbuf;
       newrank = r / 2;
     }
@@ -81,10 +91,13 @@ Status allreduce(Comm& c, const void* sbuf, void* rbuf, size_t count, MPI_Dataty
       const int peer = newpeer < rem ? newpeer * 2 + 1 : newpeer + rem;
       Status s = cc.sendrecv(peer, cur, bytes, peer, tmp, bytes, phase);
       if (is_error(s)) return s;
-      op_apply(op, type, tmp, cur, rbuf, count);
+      // Participants in newrank order speak for ranges of ranks in rank order.
+      if (newpeer < newrank) combine(op, type, commutative, tmp, cur, rbuf, count);
+      else combine(op, type, commutative, cur, tmp, rbuf, count);
       cur = rbuf;
     }
   }
+  if (cur != rbuf) std::memcpy(rbuf, cur, bytes);  // n == 1
 
   // Unfold: the odd ranks give the result back to their even partners.
   constexpr int kUnfoldPhase = 63;

@@ -1,4 +1,6 @@
-// Reduction operations: the predefined ops on the datatypes they are defined for.
+// Reduction operations: the predefined ops on the datatypes MPICH defines them for, and user
+// ops (MPI_Op_create). Every reduction in the library goes through op_apply, so collectives
+// need not know whether an op is predefined or which types it takes.
 #pragma once
 
 #include <cstddef>
@@ -7,13 +9,35 @@
 
 namespace torus::mpi {
 
-// Whether `op` is defined on `type` (MPI's "C integer", "floating point", "logical" and
-// "byte" groups; MINLOC/MAXLOC and user ops are not supported yet).
-bool op_valid(MPI_Op op, MPI_Datatype type) noexcept;
-// out[i] = a[i] op b[i] for count elements; op_valid(op, type) must hold. out may be a or b
-// (the three-operand form lets a collective combine straight into the user's buffer instead
-// of copying the send buffer there first).
-void op_apply(MPI_Op op, MPI_Datatype type, const void* a, const void* b, void* out,
+// MPI_SUCCESS when `op` may reduce `type`, MPI_ERR_OP otherwise (an unknown or freed handle,
+// MPI_REPLACE/MPI_NO_OP outside RMA, or a predefined op on a type outside its groups).
+// `type` must be a valid datatype (checked before, as MPI_ERR_TYPE).
+int op_check(MPI_Op op, MPI_Datatype type) noexcept;
+inline bool op_valid(MPI_Op op, MPI_Datatype type) noexcept {
+  return op_check(op, type) == MPI_SUCCESS;
+}
+// Predefined ops are commutative; user ops are what MPI_Op_create was told.
+bool op_commutative(MPI_Op op) noexcept;
+
+// out[i] = in[i] op inout[i] for count elements, `in` holding the contribution of the lower
+// ranks (the order a non-commutative op needs); op_check(op, type) must have passed. out may
+// be in, inout or a third buffer (the three-operand form lets a collective combine straight
+// into the user's buffer instead of copying the send buffer there first).
+void op_apply(MPI_Op op, MPI_Datatype type, const void* in, const void* inout, void* out,
               size_t count) noexcept;
+
+// The predefined kernels and the user-op table behind op_check/op_apply (op_loc.cpp,
+// op_user.cpp).
+bool loc_op_valid(MPI_Datatype type) noexcept;
+void loc_apply(bool max, MPI_Datatype type, const void* in, const void* inout, void* out,
+               size_t count) noexcept;
+bool is_user_op(MPI_Op op) noexcept;
+// The function and commute flag of a live user op; false for an unknown or freed handle.
+bool user_op_lookup(MPI_Op op, MPI_User_function** fn, bool* commute) noexcept;
+// The function of a user op even after MPI_Op_free (an operation started before the free
+// still runs with it); nullptr when the handle never named one.
+MPI_User_function* user_op_function(MPI_Op op) noexcept;
+void user_apply(MPI_User_function* fn, MPI_Datatype type, const void* in, const void* inout,
+                void* out, size_t count) noexcept;
 
 }  // namespace torus::mpi

@@ -1,0 +1,58 @@
+// MPI_Reduce_scatter and MPI_Reduce_scatter_block: argument checks, then coll::reduce_scatter.
+#include <vector>
+
+#include "mpi_shim/lib/coll.h"
+#include "mpi_shim/lib/datatype.h"
+#include "mpi_shim/lib/errors.h"
+#include "mpi_shim/lib/op.h"
+#include "mpi_shim/lib/pmpi.h"
+
+using namespace torus::mpi;
+
+namespace {
+
+// counts: elements per rank (already checked to be >= 0).
+int reduce_scatter_common(Comm* c, const void* sendbuf, void* recvbuf,
+                          const std::vector<size_t>& counts, MPI_Datatype datatype, MPI_Op op,
+                          const char* fn) {
+  int err = type_size(datatype) == 0 ? MPI_ERR_TYPE : op_check(op, datatype);
+  if (err) return raise_error(c, err, fn);
+  size_t total = 0;
+  for (size_t n : counts) total += n;
+  if (total == 0) return MPI_SUCCESS;
+  return check(c, error_from_status(coll::reduce_scatter(*c, sendbuf, recvbuf, counts.data(),
+                                                         datatype, op)),
+               fn);
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts,
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  Comm* c = comm_get(comm);
+  if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Reduce_scatter");
+  if (!recvcounts) return raise_error(c, MPI_ERR_ARG, "MPI_Reduce_scatter");
+  std::vector<size_t> counts(size_t(c->size));
+  for (int i = 0; i < c->size; ++i) {
+    if (recvcounts[i] < 0) return raise_error(c, MPI_ERR_COUNT, "MPI_Reduce_scatter");
+    counts[size_t(i)] = size_t(recvcounts[i]);
+  }
+  return reduce_scatter_common(c, sendbuf, recvbuf, counts, datatype, op, "MPI_Reduce_scatter");
+}
+
+int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  Comm* c = comm_get(comm);
+  if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Reduce_scatter_block");
+  if (recvcount < 0) return raise_error(c, MPI_ERR_COUNT, "MPI_Reduce_scatter_block");
+  const std::vector<size_t> counts(size_t(c->size), size_t(recvcount));
+  return reduce_scatter_common(c, sendbuf, recvbuf, counts, datatype, op,
+                               "MPI_Reduce_scatter_block");
+}
+
+TORUS_MPI_ALIAS(MPI_Reduce_scatter)
+TORUS_MPI_ALIAS(MPI_Reduce_scatter_block)
+
+}  // extern "C"
