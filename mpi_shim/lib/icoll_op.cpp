@@ -1,0 +1,146 @@
+// The round engine of the nonblocking collectives (icoll_op.h): posting on the collective
+// context id, completion callbacks, handing the runner role over, failure and cancel.
+#include "mpi_shim/lib/icoll_op.h"
+
+#include <algorithm>
+
+#include "core/base/log.h"
+#include "mpi_shim/lib/errors.h"
+#include "mpi_shim/lib/runtime.h"
+#include "mpi_shim/lib/status.h"
+#include "mpi_shim/lib/tag_layout.h"
+
+namespace torus::mpi::icoll {
+
+IcollOp::IcollOp(Comm& c, size_t max_round)
+    : rank_(c.rank),
+      size_(c.size),
+      context_(c.coll_context()),
+      seq_(c.coll_seq++),
+      round_(std::make_unique<std::atomic<Request*>[]>(max_round)),
+      round_capacity_(max_round) {}
+
+IcollOp::~IcollOp() {
+  // The request table destroys an operation once it is done. Otherwise the process is
+  // exiting without MPI_Finalize (static destructors) and its transfers may still be
+  // running: nothing is given back then. After MPI_Finalize the requests are gone with the
+  // worker.
+  if (!done_.load() || runtime() == nullptr) return;
+  for (Request* req : owned_) req->release();
+}
+
+bool IcollOp::poll() { return done_.load(std::memory_order_acquire); }
+
+int IcollOp::finish(MPI_Status* status) {
+  const int code = error_from_status(static_cast<Status>(first_error_.load()));
+  status_empty(status);
+  if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = code;
+  return code;
+}
+
+void IcollOp::connect(const Comm& c, int peer) {
+  Endpoint* ep = endpoint_to(c.world_ranks[static_cast<size_t>(peer)]);
+  if (!ep) fail(Status::Unreachable);  // endpoint_to logged why
+  endpoints_.emplace_back(peer, ep);
+}
+
+Endpoint* IcollOp::endpoint(int peer) const {
+  auto it = std::lower_bound(endpoints_.begin(), endpoints_.end(), peer,
+                             [](const auto& entry, int p) { return entry.first < p; });
+  TORUS_ASSERT(it != endpoints_.end() && it->first == peer);  // the constructor connects it
+  return it->second;
+}
+
+void IcollOp::start() {
+  auto by_peer = [](const auto& a, const auto& b) { return a.first < b.first; };
+  auto same_peer = [](const auto& a, const auto& b) { return a.first == b.first; };
+  std::sort(endpoints_.begin(), endpoints_.end(), by_peer);
+  endpoints_.erase(std::unique(endpoints_.begin(), endpoints_.end(), same_peer),
+                   endpoints_.end());
+  run();
+}
+
+void IcollOp::send(int peer, int phase, const void* buf, size_t len) {
+  if (failed()) return;
+  SendParams params;
+  params.callback = &IcollOp::on_send;
+  params.user = this;
+  Request* req = nullptr;
+  active_.fetch_add(1, std::memory_order_relaxed);
+  Status s = endpoint(peer)->tag_send(buf, len, make_tag(context_, rank_, coll_tag(seq_, phase)),
+                                      &req, params);
+  track(s, req);
+}
+
+void IcollOp::recv(int peer, int phase, void* buf, size_t len) {
+  if (failed()) return;
+  RecvParams params;
+  params.callback = &IcollOp::on_recv;
+  params.user = this;
+  Request* req = nullptr;
+  // Counted before posting: the callback may run inside tag_recv (an unexpected message).
+  active_.fetch_add(1, std::memory_order_relaxed);
+  Status s = runtime()->worker->tag_recv(buf, len,
+                                         make_tag(context_, peer, coll_tag(seq_, phase)),
+                                         recv_mask(false, false), &req, params);
+  track(s, req);
+}
+
+void IcollOp::track(Status posted, Request* req) {
+  if (!is_error(posted) && req) {
+    TORUS_ASSERT(round_size_ < round_capacity_);
+    owned_.push_back(req);
+    round_[round_size_++].store(req);
+    // A transfer that failed meanwhile canceled only what it saw in round_.
+    if (failed()) cancel_round();
+    return;
+  }
+  // Finished at once, or not posted: no callback will come for it.
+  if (is_error(posted)) fail(posted);
+  active_.fetch_sub(1, std::memory_order_relaxed);  // never the last: the runner holds one
+}
+
+void IcollOp::on_send(Request* /*req*/, Status status, void* user) {
+  static_cast<IcollOp*>(user)->transfer_done(status);
+}
+
+void IcollOp::on_recv(Request* /*req*/, Status status, const RecvInfo& /*info*/, void* user) {
+  static_cast<IcollOp*>(user)->transfer_done(status);
+}
+
+void IcollOp::transfer_done(Status status) {
+  // Canceled: by us, after the failure that is already recorded.
+  if (is_error(status) && status != Status::Canceled) fail(status);
+  if (active_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;  // not ours to touch now
+  active_.store(1, std::memory_order_relaxed);
+  run();
+}
+
+void IcollOp::run() {
+  for (;;) {
+    for (size_t i = 0; i < round_size_; ++i) round_[i].store(nullptr);
+    round_size_ = 0;
+    if (failed() || !next_round()) {
+      done_.store(true, std::memory_order_release);
+      return;  // the request table may destroy the operation from here on
+    }
+    if (active_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;  // the last callback resumes
+    active_.store(1, std::memory_order_relaxed);  // the round completed while being posted
+  }
+}
+
+void IcollOp::fail(Status status) {
+  int8_t ok = static_cast<int8_t>(Status::Ok);
+  first_error_.compare_exchange_strong(ok, static_cast<int8_t>(status));
+  cancel_round();
+}
+
+void IcollOp::cancel_round() {
+  // Only unmatched receives can be taken back; sends and matched receives run to completion
+  // (their buffers stay valid: the operation lives until its last callback).
+  if (runtime() == nullptr) return;
+  for (size_t i = 0; i < round_capacity_; ++i)
+    if (Request* req = round_[i].load()) (void)runtime()->worker->cancel(req);
+}
+
+}  // namespace torus::mpi::icoll
