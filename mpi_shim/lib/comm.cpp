@@ -1,16 +1,16 @@
-// Communicator table and MPI_Comm_rank/size/dup/free/get_attr. Handles are 0x44000000 | slot (slot 0:
-// WORLD, 1: SELF). Slots are atomic pointers in a fixed array so lookups need no lock.
+// Communicator table and MPI_Comm_rank/size/dup/dup_with_info/free. Handles are 0x44000000 |
+// slot (slot 0: WORLD, 1: SELF). Slots are atomic pointers in a fixed array so lookups need no
+// lock.
 #include "mpi_shim/lib/comm.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <memory>
 #include <mutex>
 
-#include "mpi_shim/lib/coll.h"
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/pmpi.h"
-#include "mpi_shim/lib/runtime.h"
 #include "mpi_shim/lib/tag_layout.h"
 
 namespace torus::mpi {
@@ -23,10 +23,6 @@ struct CommTable {
   std::array<std::atomic<Comm*>, kMaxComms> slots{};  // lock-free lookups
   std::mutex mutex;                                     // guards `owned`
   std::array<std::unique_ptr<Comm>, kMaxComms> owned;
-  // The next context id this process may use. A new communicator takes the maximum of its
-  // members' counters (an allreduce), so an id is never in use twice by any process that
-  // could receive a message carrying it. Ids are not reused in this version.
-  std::atomic<uint32_t> next_context{4};
 };
 CommTable g_comms;
 
@@ -46,20 +42,26 @@ void uninstall(size_t slot) {
 }  // namespace
 
 void comms_init(int world_rank, int world_size) {
+  context_ids_reset();
   std::lock_guard lock(g_comms.mutex);
   auto world = std::make_unique<Comm>();
   world->context_id = 0;
   world->rank = world_rank;
   world->size = world_size;
+  world->name = "MPI_COMM_WORLD";
   for (int r = 0; r < world_size; ++r) world->world_ranks.push_back(r);
   install(std::move(world), 0);
   auto self = std::make_unique<Comm>();
   self->context_id = 2;
   self->world_ranks = {world_rank};
+  self->name = "MPI_COMM_SELF";
   install(std::move(self), 1);
 }
 
 void comms_clear() {
+  // MPI_Finalize frees MPI_COMM_SELF first, running its attributes' delete callbacks (the
+  // standard's hook for libraries to clean up); their failures cannot be reported anywhere.
+  if (Comm* self = comm_get(MPI_COMM_SELF)) (void)comm_delete_attrs(*self);
   std::lock_guard lock(g_comms.mutex);
   for (size_t slot = 0; slot < kMaxComms; ++slot) uninstall(slot);
 }
@@ -68,21 +70,6 @@ Comm* comm_get(MPI_Comm handle) noexcept {
   uint32_t h = static_cast<uint32_t>(handle);
   if ((h & 0xffff0000u) != kHandleBase || (h & 0xffffu) >= kMaxComms) return nullptr;
   return g_comms.slots[h & 0xffffu].load(std::memory_order_acquire);
-}
-
-int comm_agree_context(Comm& parent, uint32_t* context_id) {
-  int mine = static_cast<int>(g_comms.next_context.load());
-  int agreed = 0;
-  Status s = coll::allreduce(parent, &mine, &agreed, 1, MPI_INT, MPI_MAX);
-  if (is_error(s)) return error_from_status(s);
-  if (static_cast<uint32_t>(agreed) + 2 > kMaxContextIds) return MPI_ERR_INTERN;
-  // Counters only grow, so a concurrent creation on another communicator cannot lower it.
-  uint32_t next = static_cast<uint32_t>(agreed) + 2;
-  uint32_t cur = g_comms.next_context.load();
-  while (cur < next && !g_comms.next_context.compare_exchange_weak(cur, next)) {
-  }
-  *context_id = static_cast<uint32_t>(agreed);
-  return MPI_SUCCESS;
 }
 
 int comm_install(std::unique_ptr<Comm> c, MPI_Comm* handle) {
@@ -94,6 +81,25 @@ int comm_install(std::unique_ptr<Comm> c, MPI_Comm* handle) {
     }
   }
   return MPI_ERR_INTERN;
+}
+
+int comm_create_from(Comm& parent, std::vector<int>* members, MPI_Comm* newcomm) {
+  uint32_t context_id = 0;
+  if (int e = context_id_agree(parent, members != nullptr, &context_id)) return e;
+  if (!members) {
+    *newcomm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  const int me = parent.world_ranks[static_cast<size_t>(parent.rank)];
+  auto c = std::make_unique<Comm>();
+  c->context_id = context_id;
+  c->size = static_cast<int>(members->size());
+  c->rank = static_cast<int>(std::find(members->begin(), members->end(), me) - members->begin());
+  c->world_ranks = std::move(*members);
+  c->errhandler = parent.errhandler;
+  int e = comm_install(std::move(c), newcomm);
+  if (e != MPI_SUCCESS) context_id_release(context_id);
+  return e;
 }
 
 }  // namespace torus::mpi
@@ -119,6 +125,7 @@ int PMPI_Comm_size(MPI_Comm comm, int* size) {
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Comm_dup");
+  if (!newcomm) return raise_error(c, MPI_ERR_ARG, "MPI_Comm_dup");
   uint32_t context_id = 0;
   if (int e = comm_agree_context(*c, &context_id)) return raise_error(c, e, "MPI_Comm_dup");
   auto copy = std::make_unique<Comm>();
@@ -127,37 +134,35 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   copy->size = c->size;
   copy->world_ranks = c->world_ranks;
   copy->errhandler = c->errhandler;
-  return check(c, comm_install(std::move(copy), newcomm), "MPI_Comm_dup");
+  // A failed copy callback fails the call (the standard's rule); the attributes copied so far
+  // are deleted with their callbacks, as Comm_free would.
+  int e = comm_copy_attrs(*c, *copy);
+  if (e == MPI_SUCCESS) e = comm_install(std::move(copy), newcomm);
+  if (e != MPI_SUCCESS) {
+    if (copy) (void)comm_delete_attrs(*copy);
+    context_id_release(context_id);
+    *newcomm = MPI_COMM_NULL;
+  }
+  return check(c, e, "MPI_Comm_dup");
 }
 
-// The predefined attributes only (no user keyvals yet); they are the same on every
-// communicator, as in MPICH.
-int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
-  Comm* c = comm_get(comm);
-  if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Comm_get_attr");
-  auto& a = runtime()->attrs;
-  int* value = nullptr;
-  switch (keyval) {
-    case MPI_TAG_UB: value = &a.tag_ub; break;
-    case MPI_HOST: value = &a.host; break;
-    case MPI_IO: value = &a.io; break;
-    case MPI_WTIME_IS_GLOBAL: value = &a.wtime_is_global; break;
-    case MPI_APPNUM: value = &a.appnum; break;
-    case MPI_UNIVERSE_SIZE: value = &a.universe_size; break;
-    default: break;
-  }
-  *flag = value != nullptr;
-  // For predefined keys the standard hands out a pointer to the value.
-  if (value) *static_cast<int**>(attribute_val) = value;
-  return MPI_SUCCESS;
+// Hints in `info` change nothing here: every communicator gets the same algorithms.
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info /*info*/, MPI_Comm* newcomm) {
+  return PMPI_Comm_dup(comm, newcomm);
 }
 
 int PMPI_Comm_free(MPI_Comm* comm) {
   Comm* c = comm ? comm_get(*comm) : nullptr;
   if (!c || *comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
     return raise_error(c, MPI_ERR_COMM, "MPI_Comm_free");
-  std::lock_guard lock(g_comms.mutex);
-  uninstall(static_cast<uint32_t>(*comm) & 0xffffu);
+  // Delete callbacks first, while the communicator is still valid for them to use.
+  if (int e = comm_delete_attrs(*c)) return raise_error(c, e, "MPI_Comm_free");
+  const uint32_t context_id = c->context_id;
+  {
+    std::lock_guard lock(g_comms.mutex);
+    uninstall(static_cast<uint32_t>(*comm) & 0xffffu);
+  }
+  context_id_release(context_id);
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
@@ -165,7 +170,7 @@ int PMPI_Comm_free(MPI_Comm* comm) {
 TORUS_MPI_ALIAS(MPI_Comm_rank)
 TORUS_MPI_ALIAS(MPI_Comm_size)
 TORUS_MPI_ALIAS(MPI_Comm_dup)
+TORUS_MPI_ALIAS(MPI_Comm_dup_with_info)
 TORUS_MPI_ALIAS(MPI_Comm_free)
-TORUS_MPI_ALIAS(MPI_Comm_get_attr)
 
 }  // extern "C"

@@ -1,13 +1,17 @@
 // Communicators: a table of handles (MPI_COMM_WORLD, MPI_COMM_SELF, duplicates), each with
-// its ranks, context ids and error handler.
+// its ranks, context ids, error handler, attributes and name.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "core/base/status.h"
 #include "mpi_shim/include/mpi.h"
 
 namespace torus::mpi {
@@ -30,6 +34,11 @@ struct Comm {
     return {scratch_.data(), bytes};
   }
 
+  // User attributes (keyval, value) in the order they were set; guarded by the keyval
+  // table's lock (comm_attr.cpp).
+  std::vector<std::pair<int, void*>> attrs;
+  std::string name;  // MPI_Comm_set_name; empty unless set (WORLD and SELF have theirs)
+
  private:
   std::vector<std::byte> scratch_;
 };
@@ -40,10 +49,43 @@ void comms_init(int world_rank, int world_size);
 void comms_clear();
 // The communicator behind a handle, or nullptr for an invalid one.
 Comm* comm_get(MPI_Comm handle) noexcept;
-// Collective over `parent`: a context id that no member uses yet (the maximum of the members'
-// next free ids). Returns an MPI error code.
+// Collective over `parent`: a context id that no member uses (comm_context_ids.cpp); every
+// member takes it. Returns an MPI error code.
 int comm_agree_context(Comm& parent, uint32_t* context_id);
 // Gives `c` a handle (MPI_ERR_INTERN when the table is full).
 int comm_install(std::unique_ptr<Comm> c, MPI_Comm* handle);
+// Collective over `parent`: one context id for every communicator made from it in this call
+// (their member sets must be disjoint). A member passes the new communicator's world ranks
+// in rank order and gets its handle; others pass nullptr and get MPI_COMM_NULL.
+int comm_create_from(Comm& parent, std::vector<int>* members, MPI_Comm* newcomm);
+// The world ranks, ordered by key (ties by parent rank), of the parent's ranks whose entry in
+// `colors` is `color` (comm_split.cpp; colors and keys have one entry per parent rank).
+std::vector<int> comm_split_members(const Comm& parent, std::span<const int> colors,
+                                    std::span<const int> keys, int color);
+
+// Context ids (comm_context_ids.cpp): a bitmap per process of the free id pairs; an
+// agreement takes the lowest pair free at every member, found by an allreduce-BAND of the
+// bitmaps (as MPICH's context-id mask), and Comm_free gives it back.
+//
+// The BAND of every member's `mine` (`words` words) into `common`: a collective among the
+// communicator's members, whatever carries it.
+using BandAllreduce =
+    std::function<Status(const uint32_t* mine, uint32_t* common, size_t words)>;
+// Collective (through `band`): members with take=true contribute their bitmap and take the
+// id; those with take=false constrain nothing and keep it free (an MPI_UNDEFINED color, a
+// non-member of MPI_Comm_create).
+int context_id_agree(const BandAllreduce& band, bool take, uint32_t* context_id);
+// The same over a communicator's collectives.
+int context_id_agree(Comm& over, bool take, uint32_t* context_id);
+void context_id_release(uint32_t context_id);
+void context_ids_reset();  // WORLD's and SELF's ids in use, every other free
+// The id reserved for MPI_Comm_create_group's agreements among group members.
+uint32_t context_id_group_agreement();
+
+// Attributes (comm_attr.cpp). Comm_dup: runs the copy callbacks of `from`'s attributes and
+// sets those they copy on `to`. Comm_free: runs the delete callbacks (last set first) and
+// removes the attributes. Both return the first callback's failure.
+int comm_copy_attrs(Comm& from, Comm& to);
+int comm_delete_attrs(Comm& c);
 
 }  // namespace torus::mpi

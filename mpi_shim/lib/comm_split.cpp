@@ -1,5 +1,6 @@
-// Communicators made from another: MPI_Comm_split (an allgather of every member's color and
-// key, then each rank picks its group), and MPI_Comm_compare.
+// Communicators made from another by color: MPI_Comm_split (an allgather of every member's
+// color and key, then each rank picks its group; one context id for all the groups), and
+// MPI_Comm_compare.
 #include <algorithm>
 #include <memory>
 #include <utility>
@@ -10,6 +11,21 @@
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/pmpi.h"
 
+namespace torus::mpi {
+
+std::vector<int> comm_split_members(const Comm& parent, std::span<const int> colors,
+                                    std::span<const int> keys, int color) {
+  std::vector<std::pair<int, int>> members;  // (key, parent rank): ties go by parent rank
+  for (int r = 0; r < parent.size; ++r)
+    if (colors[size_t(r)] == color) members.emplace_back(keys[size_t(r)], r);
+  std::sort(members.begin(), members.end());
+  std::vector<int> world_ranks;
+  for (auto& m : members) world_ranks.push_back(parent.world_ranks[size_t(m.second)]);
+  return world_ranks;
+}
+
+}  // namespace torus::mpi
+
 using namespace torus::mpi;
 
 extern "C" {
@@ -18,32 +34,20 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Comm_split");
   if (color < 0 && color != MPI_UNDEFINED) return raise_error(c, MPI_ERR_ARG, "MPI_Comm_split");
+  if (!newcomm) return raise_error(c, MPI_ERR_ARG, "MPI_Comm_split");
   int mine[2] = {color, key};
   std::vector<int> all(2 * static_cast<size_t>(c->size));
   torus::Status s = coll::allgather(*c, mine, all.data(), sizeof(mine));
   if (torus::is_error(s)) return raise_error(c, error_from_status(s), "MPI_Comm_split");
-  // One context id for every group: the groups are disjoint, so no process can receive a
-  // message of another group's communicator.
-  uint32_t context_id = 0;
-  if (int e = comm_agree_context(*c, &context_id)) return raise_error(c, e, "MPI_Comm_split");
-  if (color == MPI_UNDEFINED) {
-    *newcomm = MPI_COMM_NULL;
-    return MPI_SUCCESS;
+  std::vector<int> colors, keys;
+  for (int r = 0; r < c->size; ++r) {
+    colors.push_back(all[2 * size_t(r)]);
+    keys.push_back(all[2 * size_t(r) + 1]);
   }
-  // Members of my color ordered by key, ties by rank in the parent.
-  std::vector<std::pair<int, int>> members;  // (key, parent rank)
-  for (int r = 0; r < c->size; ++r)
-    if (all[2 * size_t(r)] == color) members.emplace_back(all[2 * size_t(r) + 1], r);
-  std::sort(members.begin(), members.end());
-  auto split = std::make_unique<Comm>();
-  split->context_id = context_id;
-  split->size = static_cast<int>(members.size());
-  split->errhandler = c->errhandler;
-  for (size_t i = 0; i < members.size(); ++i) {
-    if (members[i].second == c->rank) split->rank = static_cast<int>(i);
-    split->world_ranks.push_back(c->world_ranks[size_t(members[i].second)]);
-  }
-  return check(c, comm_install(std::move(split), newcomm), "MPI_Comm_split");
+  std::vector<int> members;
+  if (color != MPI_UNDEFINED) members = comm_split_members(*c, colors, keys, color);
+  return check(c, comm_create_from(*c, color == MPI_UNDEFINED ? nullptr : &members, newcomm),
+               "MPI_Comm_split");
 }
 
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {

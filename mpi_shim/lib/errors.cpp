@@ -32,6 +32,7 @@ const char* error_text(int code) {
     case MPI_ERR_PENDING: return "pending request";
     case MPI_ERR_REQUEST: return "invalid request";
     case MPI_ERR_NO_MEM: return "out of memory";
+    case MPI_ERR_KEYVAL: return "invalid attribute key";
     case MPI_ERR_UNSUPPORTED_OPERATION: return "operation not supported by torus's MPI yet";
     case MPI_ERR_PROC_ABORTED: return "a peer process failed or the connection to it was lost";
     default: return nullptr;
