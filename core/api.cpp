@@ -119,6 +119,17 @@ bool Worker::tag_probe(Tag tag, Tag mask, RecvInfo* info) {
   return impl_->w->tag_probe(tag, mask, info);
 }
 
+Message* Worker::tag_probe_remove(Tag tag, Tag mask, RecvInfo* info) {
+  ApiGuard g(impl_->w.get());
+  return impl_->w->tag_probe_remove(tag, mask, info);
+}
+
+Status Worker::tag_msg_recv(Message* msg, void* buf, size_t length, Request** req,
+                            const RecvParams& params) {
+  ApiGuard g(impl_->w.get());
+  return impl_->w->tag_msg_recv(static_cast<core::Unexpected*>(msg), buf, length, req, params);
+}
+
 Status Worker::cancel(Request* req) {
   ApiGuard g(impl_->w.get());
   return impl_->w->cancel(torus::impl(req));

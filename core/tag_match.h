@@ -18,8 +18,9 @@ inline bool tag_matches(Tag msg_tag, Tag want, Tag mask) noexcept {
   return ((msg_tag ^ want) & mask) == 0;
 }
 
-// A message that arrived before its receive was posted.
-struct Unexpected {
+// A message that arrived before its receive was posted. As a Message it is the handle that
+// tag_probe_remove gives out.
+struct Unexpected final : Message {
   enum class Kind : uint8_t { Eager, Rts };
   Kind kind = Kind::Eager;
   Tag tag = 0;
@@ -30,6 +31,8 @@ struct Unexpected {
   std::vector<std::byte> data; // eager payload (grows to total_length)
   proto::RtsHdr rts{};         // Rts
   std::vector<std::byte> rkey; // Rts
+  bool taken = false;          // off the queue, held by a tag_probe_remove caller
+  Status error = Status::Ok;   // taken eager message whose sender failed mid-message
   Unexpected* next = nullptr;
   Unexpected* prev = nullptr;
 };

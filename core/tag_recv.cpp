@@ -200,9 +200,8 @@ void WorkerImpl::on_rts(const proto::RtsHdr& h, std::span<const std::byte> rkey)
   matcher_.add_unexpected(u);
 }
 
-Status WorkerImpl::tag_recv(void* buf, size_t length, Tag tag, Tag mask, Request** out,
-                            const RecvParams& params, RequestImpl::CRecvCb c_cb) {
-  if (buf == nullptr && length != 0) return Status::InvalidParam;
+RequestImpl* WorkerImpl::new_recv(void* buf, size_t length, Tag tag, Tag mask,
+                                  const RecvParams& params, RequestImpl::CRecvCb c_cb) {
   RequestImpl* req = alloc_request();
   req->kind = ReqKind::Recv;
   req->buffer = static_cast<std::byte*>(buf);
@@ -212,14 +211,28 @@ Status WorkerImpl::tag_recv(void* buf, size_t length, Tag tag, Tag mask, Request
   req->recv_cb = params.callback;
   req->c_recv_cb = c_cb;
   req->user = params.user;
+  return req;
+}
+
+Status WorkerImpl::tag_recv(void* buf, size_t length, Tag tag, Tag mask, Request** out,
+                            const RecvParams& params, RequestImpl::CRecvCb c_cb) {
+  if (buf == nullptr && length != 0) return Status::InvalidParam;
+  RequestImpl* req = new_recv(buf, length, tag, mask, params, c_cb);
   *out = req;
   Unexpected* u = matcher_.match_unexpected(tag, mask, true);
   if (u == nullptr) {
     matcher_.post(req);
     return Status::InProgress;
   }
+  finish_recv_from_unexpected(req, u);
+  return Status::InProgress;
+}
+
+void WorkerImpl::finish_recv_from_unexpected(RequestImpl* req, Unexpected* u) {
   req->info.tag = u->tag;
-  if (u->kind == Unexpected::Kind::Rts) {
+  if (is_error(u->error)) {
+    complete_recv(req, u->error);
+  } else if (u->kind == Unexpected::Kind::Rts) {
     start_rndv_recv(req, u->rts, u->rkey);
   } else {
     deliver_eager_to(req, u->data.data(), u->received, u->total_length, u->sender_uid,
@@ -233,7 +246,6 @@ Status WorkerImpl::tag_recv(void* buf, size_t length, Tag tag, Tag mask, Request
     }
   }
   unexpected_pool_.put(u);
-  return Status::InProgress;
 }
 
 bool WorkerImpl::tag_probe(Tag tag, Tag mask, RecvInfo* info) {
@@ -241,6 +253,24 @@ bool WorkerImpl::tag_probe(Tag tag, Tag mask, RecvInfo* info) {
   if (u == nullptr) return false;
   if (info) *info = {u->tag, u->total_length};
   return true;
+}
+
+Unexpected* WorkerImpl::tag_probe_remove(Tag tag, Tag mask, RecvInfo* info) {
+  Unexpected* u = matcher_.match_unexpected(tag, mask, true);
+  if (u == nullptr) return nullptr;
+  u->taken = true;
+  if (info) *info = {u->tag, u->total_length};
+  return u;
+}
+
+Status WorkerImpl::tag_msg_recv(Unexpected* u, void* buf, size_t length, Request** out,
+                                const RecvParams& params) {
+  if (u == nullptr || !u->taken || (buf == nullptr && length != 0))
+    return Status::InvalidParam;
+  RequestImpl* req = new_recv(buf, length, u->tag, kTagMaskFull, params, nullptr);
+  *out = req;
+  finish_recv_from_unexpected(req, u);
+  return Status::InProgress;
 }
 
 Status WorkerImpl::cancel(RequestImpl* req) {

@@ -262,9 +262,11 @@ void WorkerImpl::on_peer_failed(EndpointImpl* ep, Status status) {
   // Receives still assembling fragments from this peer can never finish.
   if (auto it = assemblies_.find(uid); it != assemblies_.end()) {
     if (it->second.recv) complete_recv(it->second.recv, status);
-    if (it->second.unexpected) {
-      matcher_.remove_unexpected(it->second.unexpected);
-      unexpected_pool_.put(it->second.unexpected);
+    if (Unexpected* u = it->second.unexpected; u != nullptr && u->taken) {
+      u->error = status;  // its holder still receives it (with the error) and frees it
+    } else if (u != nullptr) {
+      matcher_.remove_unexpected(u);
+      unexpected_pool_.put(u);
     }
     assemblies_.erase(it);
   }

@@ -63,6 +63,9 @@ class WorkerImpl {
   Status tag_recv(void* buf, size_t length, Tag tag, Tag mask, Request** req,
                   const RecvParams& params, RequestImpl::CRecvCb c_cb = nullptr);
   bool tag_probe(Tag tag, Tag mask, RecvInfo* info);
+  Unexpected* tag_probe_remove(Tag tag, Tag mask, RecvInfo* info);
+  Status tag_msg_recv(Unexpected* u, void* buf, size_t length, Request** req,
+                      const RecvParams& params);
   Status cancel(RequestImpl* req);
 
   unsigned progress();
@@ -115,6 +118,9 @@ class WorkerImpl {
   void deliver_eager_to(RequestImpl* req, const std::byte* payload, size_t len, size_t total,
                         uint64_t sender, uint64_t sreq);
   void send_ack(uint64_t sender, uint8_t am_id, uint64_t req_id, Status status);
+  RequestImpl* new_recv(void* buf, size_t length, Tag tag, Tag mask, const RecvParams& params,
+                        RequestImpl::CRecvCb c_cb);
+  // Delivers an unexpected message (already off the queue) to a receive and recycles it.
   void finish_recv_from_unexpected(RequestImpl* req, Unexpected* u);
 
   ContextImpl* ctx_;

@@ -79,6 +79,15 @@ class MemHandle {
   ~MemHandle() = default;
 };
 
+// An unexpected message that Worker::tag_probe_remove took off the unexpected queue: no
+// tag_recv can match it any more, and Worker::tag_msg_recv receives it exactly once (UCX's
+// ucp_tag_probe_nb with remove and ucp_tag_msg_recv_nb; MPI_Mprobe and MPI_Mrecv).
+class Message {
+ protected:
+  Message() = default;
+  ~Message() = default;
+};
+
 class Request {
  public:
   bool completed() const noexcept;
@@ -144,6 +153,14 @@ class Worker {
                                 const RecvParams& params = {});
   // Looks for an unexpected message matching (tag, mask) without receiving it.
   bool tag_probe(Tag tag, Tag mask, RecvInfo* info);
+  // Like tag_probe, but the matched message leaves the unexpected queue, so no other receive
+  // (of any thread) can take it; nullptr when nothing matches. The message must be received
+  // with tag_msg_recv (it stays allocated until then, even while its fragments arrive).
+  Message* tag_probe_remove(Tag tag, Tag mask, RecvInfo* info);
+  // Receives a message taken by tag_probe_remove into [buf, buf+length); completes like a
+  // tag_recv that matched it (InProgress with *req set, or an error).
+  [[nodiscard]] Status tag_msg_recv(Message* msg, void* buf, size_t length, Request** req,
+                                    const RecvParams& params = {});
   // Cancels an unmatched receive: it completes with Canceled. Returns NotFound when the
   // receive already matched (it will complete normally).
   Status cancel(Request* req);

@@ -46,6 +46,7 @@ typedef struct MPI_Status {
 #define MPI_INFO_NULL ((MPI_Info)0x1c000000)
 #define MPI_REQUEST_NULL ((MPI_Request)0x2c000000)
 #define MPI_MESSAGE_NULL ((MPI_Message)0x2c000000)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x6c000000)
 
 /* Predefined communicators and groups. */
 #define MPI_COMM_WORLD ((MPI_Comm)0x44000000)
@@ -89,13 +90,35 @@ typedef struct MPI_Status {
 #define MPI_AINT ((MPI_Datatype)0x4c000843)
 #define MPI_OFFSET ((MPI_Datatype)0x4c000844)
 #define MPI_COUNT ((MPI_Datatype)0x4c000845)
-/* Value-index pairs for MINLOC/MAXLOC (not reducible yet; they send and receive). */
+/* Value-index pairs for MINLOC/MAXLOC. */
 #define MPI_FLOAT_INT ((MPI_Datatype)0x8c000000)
 #define MPI_DOUBLE_INT ((MPI_Datatype)0x8c000001)
 #define MPI_LONG_INT ((MPI_Datatype)0x8c000002)
 #define MPI_SHORT_INT ((MPI_Datatype)0x8c000003)
 #define MPI_2INT ((MPI_Datatype)0x4c000816)
 #define MPI_LONG_DOUBLE_INT ((MPI_Datatype)0x8c000004)
+/* Derived datatypes get handles 0x8c000000 | index, index >= 8. */
+
+/* Type constructors, as MPI_Type_get_envelope reports them (MPICH's values). */
+#define MPI_COMBINER_NAMED 1
+#define MPI_COMBINER_DUP 2
+#define MPI_COMBINER_CONTIGUOUS 3
+#define MPI_COMBINER_VECTOR 4
+#define MPI_COMBINER_HVECTOR_INTEGER 5
+#define MPI_COMBINER_HVECTOR 6
+#define MPI_COMBINER_INDEXED 7
+#define MPI_COMBINER_HINDEXED_INTEGER 8
+#define MPI_COMBINER_HINDEXED 9
+#define MPI_COMBINER_INDEXED_BLOCK 10
+#define MPI_COMBINER_STRUCT_INTEGER 11
+#define MPI_COMBINER_STRUCT 12
+#define MPI_COMBINER_SUBARRAY 13
+#define MPI_COMBINER_DARRAY 14
+#define MPI_COMBINER_F90_REAL 15
+#define MPI_COMBINER_F90_COMPLEX 16
+#define MPI_COMBINER_F90_INTEGER 17
+#define MPI_COMBINER_RESIZED 18
+#define MPI_COMBINER_HINDEXED_BLOCK 19
 
 /* Predefined reduction operations. */
 #define MPI_MAX ((MPI_Op)0x58000001)
@@ -112,6 +135,9 @@ typedef struct MPI_Status {
 #define MPI_MAXLOC ((MPI_Op)0x5800000c)
 #define MPI_REPLACE ((MPI_Op)0x5800000d)
 #define MPI_NO_OP ((MPI_Op)0x5800000e)
+/* User reductions (MPI_Op_create): inoutvec[i] = invec[i] op inoutvec[i] for *len elements,
+ * invec holding the lower ranks' contribution. */
+typedef void(MPI_User_function)(void* invec, void* inoutvec, int* len, MPI_Datatype* datatype);
 
 /* Error handlers. */
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
@@ -128,6 +154,8 @@ typedef struct MPI_Status {
 #define MPI_IN_PLACE ((void*)-1)
 #define MPI_STATUS_IGNORE ((MPI_Status*)1)
 #define MPI_STATUSES_IGNORE ((MPI_Status*)1)
+/* Bytes a buffered send needs in the attached buffer beyond its message. */
+#define MPI_BSEND_OVERHEAD 96
 
 /* Attribute keys (predefined on MPI_COMM_WORLD). */
 #define MPI_TAG_UB 0x64400001
@@ -136,6 +164,23 @@ typedef struct MPI_Status {
 #define MPI_WTIME_IS_GLOBAL 0x64400007
 #define MPI_UNIVERSE_SIZE 0x64400009
 #define MPI_APPNUM 0x6440000d
+/* User attribute keys (MPI_Comm_create_keyval) and their callbacks. MPI_COMM_DUP_FN is
+ * MPICH's MPIR_Dup_fn, so MPICH-built programs find it here too. */
+#define MPI_KEYVAL_INVALID 0x24000000
+typedef int(MPI_Comm_copy_attr_function)(MPI_Comm oldcomm, int keyval, void* extra_state,
+                                         void* attribute_val_in, void* attribute_val_out,
+                                         int* flag);
+typedef int(MPI_Comm_delete_attr_function)(MPI_Comm comm, int keyval, void* attribute_val,
+                                           void* extra_state);
+#define MPI_DUP_FN MPIR_Dup_fn
+int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void* extra_state, void* attribute_val_in,
+               void* attribute_val_out, int* flag);
+#define MPI_COMM_NULL_COPY_FN ((MPI_Comm_copy_attr_function*)0)
+#define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function*)0)
+#define MPI_COMM_DUP_FN ((MPI_Comm_copy_attr_function*)MPI_DUP_FN)
+
+/* MPI_Comm_split_type. */
+#define MPI_COMM_TYPE_SHARED 1
 
 /* Thread support levels. */
 #define MPI_THREAD_SINGLE 0
@@ -147,6 +192,7 @@ typedef struct MPI_Status {
 #define MPI_MAX_PROCESSOR_NAME 128
 #define MPI_MAX_ERROR_STRING 512
 #define MPI_MAX_LIBRARY_VERSION_STRING 8192
+#define MPI_MAX_OBJECT_NAME 128
 
 /* Error classes (MPICH's numbering). */
 #define MPI_SUCCESS 0
@@ -171,6 +217,7 @@ typedef struct MPI_Status {
 #define MPI_ERR_REQUEST 19
 #define MPI_ERR_NO_MEM 34
 #define MPI_ERR_UNSUPPORTED_OPERATION 44
+#define MPI_ERR_KEYVAL 48
 #define MPI_ERR_PROC_ABORTED 76
 #define MPI_ERR_LASTCODE 0x3fffffff
 
@@ -206,10 +253,106 @@ TORUS_MPI_FN(int, Comm_free, (MPI_Comm* comm))
 TORUS_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* newcomm))
 TORUS_MPI_FN(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int* result))
 TORUS_MPI_FN(int, Comm_get_attr, (MPI_Comm comm, int keyval, void* attribute_val, int* flag))
+TORUS_MPI_FN(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm))
+TORUS_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm))
+TORUS_MPI_FN(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag,
+                                      MPI_Comm* newcomm))
+TORUS_MPI_FN(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info,
+                                    MPI_Comm* newcomm))
+TORUS_MPI_FN(int, Comm_test_inter, (MPI_Comm comm, int* flag))
+TORUS_MPI_FN(int, Comm_set_name, (MPI_Comm comm, const char* comm_name))
+TORUS_MPI_FN(int, Comm_get_name, (MPI_Comm comm, char* comm_name, int* resultlen))
+TORUS_MPI_FN(int, Comm_create_keyval, (MPI_Comm_copy_attr_function* comm_copy_attr_fn,
+                                       MPI_Comm_delete_attr_function* comm_delete_attr_fn,
+                                       int* comm_keyval, void* extra_state))
+TORUS_MPI_FN(int, Comm_free_keyval, (int* comm_keyval))
+TORUS_MPI_FN(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void* attribute_val))
+TORUS_MPI_FN(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval))
+
+/* Groups. */
+TORUS_MPI_FN(int, Comm_group, (MPI_Comm comm, MPI_Group* group))
+TORUS_MPI_FN(int, Group_size, (MPI_Group group, int* size))
+TORUS_MPI_FN(int, Group_rank, (MPI_Group group, int* rank))
+TORUS_MPI_FN(int, Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group* newgroup))
+TORUS_MPI_FN(int, Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group* newgroup))
+TORUS_MPI_FN(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3],
+                                     MPI_Group* newgroup))
+TORUS_MPI_FN(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3],
+                                     MPI_Group* newgroup))
+TORUS_MPI_FN(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group* newgroup))
+TORUS_MPI_FN(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group* newgroup))
+TORUS_MPI_FN(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group* newgroup))
+TORUS_MPI_FN(int, Group_translate_ranks, (MPI_Group group1, int n, const int ranks1[],
+                                          MPI_Group group2, int ranks2[]))
+TORUS_MPI_FN(int, Group_compare, (MPI_Group group1, MPI_Group group2, int* result))
+TORUS_MPI_FN(int, Group_free, (MPI_Group* group))
 
 /* Datatypes. */
 TORUS_MPI_FN(int, Type_size, (MPI_Datatype datatype, int* size))
 TORUS_MPI_FN(int, Get_count, (const MPI_Status* status, MPI_Datatype datatype, int* count))
+TORUS_MPI_FN(int, Type_size_x, (MPI_Datatype datatype, MPI_Count* size))
+TORUS_MPI_FN(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent))
+TORUS_MPI_FN(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent))
+TORUS_MPI_FN(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint* true_lb,
+                                         MPI_Aint* true_extent))
+TORUS_MPI_FN(int, Type_get_true_extent_x, (MPI_Datatype datatype, MPI_Count* true_lb,
+                                           MPI_Count* true_extent))
+TORUS_MPI_FN(int, Get_elements, (const MPI_Status* status, MPI_Datatype datatype, int* count))
+TORUS_MPI_FN(int, Get_elements_x, (const MPI_Status* status, MPI_Datatype datatype,
+                                   MPI_Count* count))
+TORUS_MPI_FN(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype,
+                                MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_create_hvector, (int count, int blocklength, MPI_Aint stride,
+                                        MPI_Datatype oldtype, MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_indexed, (int count, const int array_of_blocklengths[],
+                                 const int array_of_displacements[], MPI_Datatype oldtype,
+                                 MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_create_hindexed, (int count, const int array_of_blocklengths[],
+                                         const MPI_Aint array_of_displacements[],
+                                         MPI_Datatype oldtype, MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_create_indexed_block, (int count, int blocklength,
+                                              const int array_of_displacements[],
+                                              MPI_Datatype oldtype, MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_create_hindexed_block, (int count, int blocklength,
+                                               const MPI_Aint array_of_displacements[],
+                                               MPI_Datatype oldtype, MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_create_struct, (int count, const int array_of_blocklengths[],
+                                       const MPI_Aint array_of_displacements[],
+                                       const MPI_Datatype array_of_types[],
+                                       MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                                        MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_commit, (MPI_Datatype* datatype))
+TORUS_MPI_FN(int, Type_free, (MPI_Datatype* datatype))
+TORUS_MPI_FN(int, Type_get_envelope, (MPI_Datatype datatype, int* num_integers,
+                                      int* num_addresses, int* num_datatypes, int* combiner))
+TORUS_MPI_FN(int, Type_get_contents, (MPI_Datatype datatype, int max_integers,
+                                      int max_addresses, int max_datatypes,
+                                      int array_of_integers[], MPI_Aint array_of_addresses[],
+                                      MPI_Datatype array_of_datatypes[]))
+TORUS_MPI_FN(int, Pack, (const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
+                         int outsize, int* position, MPI_Comm comm))
+TORUS_MPI_FN(int, Unpack, (const void* inbuf, int insize, int* position, void* outbuf,
+                           int outcount, MPI_Datatype datatype, MPI_Comm comm))
+TORUS_MPI_FN(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int* size))
+TORUS_MPI_FN(int, Get_address, (const void* location, MPI_Aint* address))
+TORUS_MPI_FN(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
+TORUS_MPI_FN(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
+/* MPI-1 forms, removed from MPI-3 but still declared by MPICH. */
+TORUS_MPI_FN(int, Type_hvector, (int count, int blocklength, MPI_Aint stride,
+                                 MPI_Datatype oldtype, MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_hindexed, (int count, int array_of_blocklengths[],
+                                  MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                  MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_struct, (int count, int array_of_blocklengths[],
+                                MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[],
+                                MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_extent, (MPI_Datatype datatype, MPI_Aint* extent))
+TORUS_MPI_FN(int, Type_lb, (MPI_Datatype datatype, MPI_Aint* displacement))
+TORUS_MPI_FN(int, Type_ub, (MPI_Datatype datatype, MPI_Aint* displacement))
+TORUS_MPI_FN(int, Address, (void* location, MPI_Aint* address))
 
 /* Point-to-point. */
 TORUS_MPI_FN(int, Send, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
@@ -232,6 +375,38 @@ TORUS_MPI_FN(int, Sendrecv, (const void* sendbuf, int sendcount, MPI_Datatype se
                              MPI_Status* status))
 TORUS_MPI_FN(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status* status))
 TORUS_MPI_FN(int, Iprobe, (int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status))
+TORUS_MPI_FN(int, Sendrecv_replace, (void* buf, int count, MPI_Datatype datatype, int dest,
+                                     int sendtag, int source, int recvtag, MPI_Comm comm,
+                                     MPI_Status* status))
+/* Buffered mode. */
+TORUS_MPI_FN(int, Buffer_attach, (void* buffer, int size))
+TORUS_MPI_FN(int, Buffer_detach, (void* buffer_addr, int* size))
+TORUS_MPI_FN(int, Bsend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm))
+TORUS_MPI_FN(int, Ibsend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                           MPI_Comm comm, MPI_Request* request))
+/* Matched probe. */
+TORUS_MPI_FN(int, Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message* message,
+                           MPI_Status* status))
+TORUS_MPI_FN(int, Improbe, (int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
+                            MPI_Status* status))
+TORUS_MPI_FN(int, Mrecv, (void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+                          MPI_Status* status))
+TORUS_MPI_FN(int, Imrecv, (void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+                           MPI_Request* request))
+/* Persistent requests. */
+TORUS_MPI_FN(int, Send_init, (const void* buf, int count, MPI_Datatype datatype, int dest,
+                              int tag, MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Ssend_init, (const void* buf, int count, MPI_Datatype datatype, int dest,
+                               int tag, MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Rsend_init, (const void* buf, int count, MPI_Datatype datatype, int dest,
+                               int tag, MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Bsend_init, (const void* buf, int count, MPI_Datatype datatype, int dest,
+                               int tag, MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Recv_init, (void* buf, int count, MPI_Datatype datatype, int source, int tag,
+                              MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Start, (MPI_Request* request))
+TORUS_MPI_FN(int, Startall, (int count, MPI_Request* requests))
 
 /* Requests. */
 TORUS_MPI_FN(int, Wait, (MPI_Request* request, MPI_Status* status))
@@ -246,6 +421,15 @@ TORUS_MPI_FN(int, Testall, (int count, MPI_Request* requests, int* flag, MPI_Sta
 TORUS_MPI_FN(int, Request_free, (MPI_Request* request))
 TORUS_MPI_FN(int, Cancel, (MPI_Request* request))
 TORUS_MPI_FN(int, Test_cancelled, (const MPI_Status* status, int* flag))
+TORUS_MPI_FN(int, Waitsome, (int incount, MPI_Request* requests, int* outcount, int* indices,
+                             MPI_Status* statuses))
+TORUS_MPI_FN(int, Testsome, (int incount, MPI_Request* requests, int* outcount, int* indices,
+                             MPI_Status* statuses))
+TORUS_MPI_FN(int, Request_get_status, (MPI_Request request, int* flag, MPI_Status* status))
+TORUS_MPI_FN(int, Status_set_elements, (MPI_Status* status, MPI_Datatype datatype, int count))
+TORUS_MPI_FN(int, Status_set_elements_x, (MPI_Status* status, MPI_Datatype datatype,
+                                          MPI_Count count))
+TORUS_MPI_FN(int, Status_set_cancelled, (MPI_Status* status, int flag))
 
 /* Collectives. */
 TORUS_MPI_FN(int, Barrier, (MPI_Comm comm))
@@ -283,6 +467,40 @@ TORUS_MPI_FN(int, Scan, (const void* sendbuf, void* recvbuf, int count, MPI_Data
                          MPI_Op op, MPI_Comm comm))
 TORUS_MPI_FN(int, Exscan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, MPI_Comm comm))
+TORUS_MPI_FN(int, Reduce_scatter, (const void* sendbuf, void* recvbuf, const int* recvcounts,
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+TORUS_MPI_FN(int, Reduce_scatter_block, (const void* sendbuf, void* recvbuf, int recvcount,
+                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+
+/* Reduction operations. */
+TORUS_MPI_FN(int, Op_create, (MPI_User_function* user_fn, int commute, MPI_Op* op))
+TORUS_MPI_FN(int, Op_free, (MPI_Op* op))
+TORUS_MPI_FN(int, Op_commutative, (MPI_Op op, int* commute))
+TORUS_MPI_FN(int, Reduce_local, (const void* inbuf, void* inoutbuf, int count,
+                                 MPI_Datatype datatype, MPI_Op op))
+
+/* Nonblocking collectives. */
+TORUS_MPI_FN(int, Ibarrier, (MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Ibcast, (void* buffer, int count, MPI_Datatype datatype, int root,
+                           MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Ireduce, (const void* sendbuf, void* recvbuf, int count,
+                            MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                            MPI_Request* request))
+TORUS_MPI_FN(int, Iallreduce, (const void* sendbuf, void* recvbuf, int count,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                               MPI_Request* request))
+TORUS_MPI_FN(int, Igather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                            MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Iscatter, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                             MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Iallgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                               MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Ialltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Request* request))
 
 #undef TORUS_MPI_FN
 

@@ -1,10 +1,14 @@
-// Point-to-point: MPI_Send, Ssend, Rsend, Recv, Isend, Issend, Irecv, Sendrecv, Probe, Iprobe. Arguments
-// are checked here; envelopes become torus tags in transfer.cpp.
+// Point-to-point: MPI_Send, Ssend, Rsend, Recv, Isend, Issend, Irecv, Sendrecv,
+// Sendrecv_replace, Probe, Iprobe. Arguments are checked here; envelopes become torus tags in
+// transfer.cpp.
 #include <chrono>
+#include <cstddef>
+#include <vector>
 
 #include "mpi_shim/lib/comm.h"
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/errors.h"
+#include "mpi_shim/lib/p2p_args.h"
 #include "mpi_shim/lib/pmpi.h"
 #include "mpi_shim/lib/request.h"
 #include "mpi_shim/lib/runtime.h"
@@ -17,11 +21,10 @@ using torus::RecvInfo;
 using torus::Request;
 using torus::Status;
 
-namespace {
+namespace torus::mpi {
 
-// Validates the common arguments; returns an MPI error code and sets *bytes.
-int check_args(const Comm* c, int count, MPI_Datatype type, int peer, int tag, bool receiving,
-               size_t* bytes) {
+int p2p_check(const Comm* c, int count, MPI_Datatype type, int peer, int tag, bool receiving,
+              size_t* bytes) {
   if (!c) return MPI_ERR_COMM;
   if (count < 0) return MPI_ERR_COUNT;
   size_t size = type_size(type);
@@ -34,11 +37,19 @@ int check_args(const Comm* c, int count, MPI_Datatype type, int peer, int tag, b
   return MPI_SUCCESS;
 }
 
+void status_from_recv(MPI_Status* st, const RecvInfo& info, int code) {
+  status_set(st, tag_source(info.tag), tag_user(info.tag), info.length, code);
+}
+
+}  // namespace torus::mpi
+
+namespace {
+
 int do_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
             bool sync, const char* fn) {
   Comm* c = comm_get(comm);
   size_t bytes = 0;
-  if (int e = check_args(c, count, type, dest, tag, false, &bytes)) return raise_error(c, e, fn);
+  if (int e = p2p_check(c, count, type, dest, tag, false, &bytes)) return raise_error(c, e, fn);
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
   return check(c, error_from_status(send_blocking(*c, c->context_id, buf, bytes, dest, tag, sync)),
                fn);
@@ -48,7 +59,7 @@ int do_isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, M
              bool sync, MPI_Request* request, const char* fn) {
   Comm* c = comm_get(comm);
   size_t bytes = 0;
-  if (int e = check_args(c, count, type, dest, tag, false, &bytes)) return raise_error(c, e, fn);
+  if (int e = p2p_check(c, count, type, dest, tag, false, &bytes)) return raise_error(c, e, fn);
   MPI_Status done{};
   status_empty(&done);
   Request* req = nullptr;
@@ -58,11 +69,6 @@ int do_isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, M
   }
   *request = request_create(req, false, c->errhandler, done);
   return MPI_SUCCESS;
-}
-
-// Fills an MPI status from what a receive got (source and tag decoded from the torus tag).
-void fill_status(MPI_Status* st, const RecvInfo& info, int code) {
-  status_set(st, tag_source(info.tag), tag_user(info.tag), info.length, code);
 }
 
 // Blocking probe: progress until a match, spinning first, then sleeping between events.
@@ -98,7 +104,7 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
               MPI_Status* status) {
   Comm* c = comm_get(comm);
   size_t bytes = 0;
-  if (int e = check_args(c, count, datatype, source, tag, true, &bytes))
+  if (int e = p2p_check(c, count, datatype, source, tag, true, &bytes))
     return raise_error(c, e, "MPI_Recv");
   if (source == MPI_PROC_NULL) {
     status_empty(status);
@@ -106,7 +112,7 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
   }
   RecvInfo info;
   int code = error_from_status(recv_blocking(*c, c->context_id, buf, bytes, source, tag, &info));
-  fill_status(status, info, code);
+  status_from_recv(status, info, code);
   return check(c, code, "MPI_Recv");
 }
 
@@ -124,7 +130,7 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                MPI_Request* request) {
   Comm* c = comm_get(comm);
   size_t bytes = 0;
-  if (int e = check_args(c, count, datatype, source, tag, true, &bytes))
+  if (int e = p2p_check(c, count, datatype, source, tag, true, &bytes))
     return raise_error(c, e, "MPI_Irecv");
   MPI_Status done{};
   status_empty(&done);
@@ -142,9 +148,9 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
                   int recvtag, MPI_Comm comm, MPI_Status* status) {
   Comm* c = comm_get(comm);
   size_t sbytes = 0, rbytes = 0;
-  if (int e = check_args(c, sendcount, sendtype, dest, sendtag, false, &sbytes))
+  if (int e = p2p_check(c, sendcount, sendtype, dest, sendtag, false, &sbytes))
     return raise_error(c, e, "MPI_Sendrecv");
-  if (int e = check_args(c, recvcount, recvtype, source, recvtag, true, &rbytes))
+  if (int e = p2p_check(c, recvcount, recvtype, source, recvtag, true, &rbytes))
     return raise_error(c, e, "MPI_Sendrecv");
   if (dest == MPI_PROC_NULL || source == MPI_PROC_NULL) {
     // One side only: the blocking call of that side does the work.
@@ -158,14 +164,36 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
   int code = error_from_status(sendrecv_blocking(*c, c->context_id, sendbuf, sbytes, dest,
                                                  sendtag, recvbuf, rbytes, source, recvtag,
                                                  &info));
-  fill_status(status, info, code);
+  status_from_recv(status, info, code);
   return check(c, code, "MPI_Sendrecv");
+}
+
+// The message to send is copied out first: the receive lands in the same buffer and may
+// overwrite it before the send has left.
+int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  Comm* c = comm_get(comm);
+  size_t sbytes = 0, rbytes = 0;
+  if (int e = p2p_check(c, count, datatype, dest, sendtag, false, &sbytes))
+    return raise_error(c, e, "MPI_Sendrecv_replace");
+  if (int e = p2p_check(c, count, datatype, source, recvtag, true, &rbytes))
+    return raise_error(c, e, "MPI_Sendrecv_replace");
+  if (dest == MPI_PROC_NULL || source == MPI_PROC_NULL)  // one side only: no copy needed
+    return PMPI_Sendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source,
+                         recvtag, comm, status);
+  std::vector<std::byte> copy(static_cast<const std::byte*>(buf),
+                              static_cast<const std::byte*>(buf) + sbytes);
+  RecvInfo info;
+  int code = error_from_status(sendrecv_blocking(*c, c->context_id, copy.data(), sbytes, dest,
+                                                 sendtag, buf, rbytes, source, recvtag, &info));
+  status_from_recv(status, info, code);
+  return check(c, code, "MPI_Sendrecv_replace");
 }
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
   Comm* c = comm_get(comm);
   size_t bytes = 0;
-  if (int e = check_args(c, 0, MPI_BYTE, source, tag, true, &bytes))
+  if (int e = p2p_check(c, 0, MPI_BYTE, source, tag, true, &bytes))
     return raise_error(c, e, "MPI_Iprobe");
   if (source == MPI_PROC_NULL) {
     *flag = 1;
@@ -181,14 +209,14 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* statu
     }
   }
   *flag = 1;
-  fill_status(status, info, MPI_SUCCESS);
+  status_from_recv(status, info, MPI_SUCCESS);
   return MPI_SUCCESS;
 }
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   Comm* c = comm_get(comm);
   size_t bytes = 0;
-  if (int e = check_args(c, 0, MPI_BYTE, source, tag, true, &bytes))
+  if (int e = p2p_check(c, 0, MPI_BYTE, source, tag, true, &bytes))
     return raise_error(c, e, "MPI_Probe");
   if (source == MPI_PROC_NULL) {
     status_empty(status);
@@ -197,7 +225,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   const auto since = std::chrono::steady_clock::now();
   RecvInfo info;
   while (!probe_once(*c, source, tag, &info)) progress_or_sleep(since);
-  fill_status(status, info, MPI_SUCCESS);
+  status_from_recv(status, info, MPI_SUCCESS);
   return MPI_SUCCESS;
 }
 
@@ -209,6 +237,7 @@ TORUS_MPI_ALIAS(MPI_Isend)
 TORUS_MPI_ALIAS(MPI_Issend)
 TORUS_MPI_ALIAS(MPI_Irecv)
 TORUS_MPI_ALIAS(MPI_Sendrecv)
+TORUS_MPI_ALIAS(MPI_Sendrecv_replace)
 TORUS_MPI_ALIAS(MPI_Iprobe)
 TORUS_MPI_ALIAS(MPI_Probe)
 

@@ -1,6 +1,6 @@
 // The request table and MPI_Wait, Waitall, Waitany, Test, Testall, Testany, Request_free,
-// Cancel, Test_cancelled. Slots live in fixed-size chunks that
-// are never moved or freed, so a handle is resolved without a lock; allocation takes one.
+// Cancel, Test_cancelled. Slots live in fixed-size chunks that are never moved or freed, so a
+// handle is resolved without a lock; allocation takes one.
 #include "mpi_shim/lib/request.h"
 
 #include <array>
@@ -13,6 +13,7 @@
 #include "core/base/log.h"
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/request_slot.h"
 #include "mpi_shim/lib/runtime.h"
 #include "mpi_shim/lib/status.h"
 #include "mpi_shim/lib/tag_layout.h"
@@ -25,14 +26,6 @@ constexpr uint32_t kChunkBits = 10;
 constexpr uint32_t kChunkSize = 1u << kChunkBits;
 constexpr uint32_t kMaxChunks = 1u << (24 - kChunkBits);  // index fits the handle's low 24 bits
 
-struct Slot {
-  Request* req = nullptr;
-  std::unique_ptr<PendingOp> op;  // set instead of req for multi-step operations
-  bool is_recv = false;
-  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
-  MPI_Status done_status{};
-};
-
 struct RequestTable {
   std::array<std::atomic<Slot*>, kMaxChunks> chunks{};  // lock-free lookups
   std::mutex mutex;                                       // guards everything below
@@ -42,71 +35,15 @@ struct RequestTable {
 };
 RequestTable g_requests;
 
-Slot* slot_of(MPI_Request h) {
-  uint32_t v = static_cast<uint32_t>(h);
-  if ((v & 0xff000000u) != kHandleBase) return nullptr;
-  uint32_t idx = v & 0xffffffu;
-  Slot* chunk = g_requests.chunks[idx >> kChunkBits].load(std::memory_order_acquire);
-  return chunk ? &chunk[idx & (kChunkSize - 1)] : nullptr;
-}
-
 void slot_free(MPI_Request h) {
+  Slot* s = slot_of(h);
+  s->persistent.reset();
+  s->active = false;
   std::lock_guard lock(g_requests.mutex);
   g_requests.free_list.push_back(static_cast<uint32_t>(h) & 0xffffffu);
 }
 
-// Completes the request's bookkeeping once its operation finished: fills the status,
-// releases the torus request and the handle. Returns the MPI error code of the operation.
-int retire(MPI_Request* handle, Slot* s, MPI_Status* st) {
-  int code = MPI_SUCCESS;
-  if (s->op) {
-    code = s->op->finish(st);
-    s->op.reset();
-  } else if (s->req) {
-    Status ts = s->req->status();
-    const bool canceled = ts == Status::Canceled;
-    code = canceled ? MPI_SUCCESS : error_from_status(ts);
-    if (canceled) {
-      status_empty(st);
-      if (st != MPI_STATUS_IGNORE) st->count_hi_and_cancelled |= 1;
-    } else if (s->is_recv) {
-      RecvInfo info = s->req->info();
-      status_set(st, tag_source(info.tag), tag_user(info.tag), info.length, code);
-    } else {
-      status_empty(st);
-      if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = code;
-    }
-    s->req->release();
-    s->req = nullptr;
-  } else {
-    code = s->done_status.MPI_ERROR;
-    if (st != MPI_STATUS_IGNORE) *st = s->done_status;
-  }
-  slot_free(*handle);
-  *handle = MPI_REQUEST_NULL;
-  return code;
-}
-
-// Whether the request behind a live slot has finished (a request-less slot always has).
-bool slot_done(const Slot* s) {
-  if (s->op) return s->op->poll();
-  return !s->req || s->req->completed();
-}
-
-// Blocks until the slot's operation has finished.
-void slot_wait(Slot* s) {
-  if (s->op) {
-    const auto since = std::chrono::steady_clock::now();
-    while (!s->op->poll()) progress_or_sleep(since);
-  } else if (s->req) {
-    (void)wait_for(s->req);  // the outcome is read from the request by retire
-  }
-}
-
-}  // namespace
-
-namespace {
-
+// A fresh slot with every field at its default.
 Slot* slot_alloc(MPI_Request* handle) {
   uint32_t idx;
   {
@@ -125,46 +62,129 @@ Slot* slot_alloc(MPI_Request* handle) {
     }
   }
   *handle = static_cast<MPI_Request>(kHandleBase | idx);
-  return &g_requests.chunks[idx >> kChunkBits].load()[idx & (kChunkSize - 1)];
+  Slot* s = &g_requests.chunks[idx >> kChunkBits].load()[idx & (kChunkSize - 1)];
+  *s = Slot{};
+  return s;
 }
 
 }  // namespace
+
+Slot* slot_of(MPI_Request h) {
+  uint32_t v = static_cast<uint32_t>(h);
+  if ((v & 0xff000000u) != kHandleBase) return nullptr;
+  uint32_t idx = v & 0xffffffu;
+  Slot* chunk = g_requests.chunks[idx >> kChunkBits].load(std::memory_order_acquire);
+  return chunk ? &chunk[idx & (kChunkSize - 1)] : nullptr;
+}
+
+void slot_settle(Slot* s) {
+  if (s->op) {
+    status_empty(&s->done_status);
+    s->done_code = s->op->finish(&s->done_status);
+    s->op.reset();
+  } else if (s->req) {
+    MPI_Status* st = &s->done_status;
+    Status ts = s->req->status();
+    const bool canceled = ts == Status::Canceled;
+    const int code = canceled ? MPI_SUCCESS : error_from_status(ts);
+    if (canceled) {
+      status_empty(st);
+      st->count_hi_and_cancelled |= 1;
+    } else if (s->is_recv) {
+      RecvInfo info = s->req->info();
+      status_set(st, tag_source(info.tag), tag_user(info.tag), info.length, code);
+    } else {
+      status_empty(st);
+      st->MPI_ERROR = code;
+    }
+    s->done_code = code;
+    s->req->release();
+    s->req = nullptr;
+  }
+}
+
+int slot_retire(MPI_Request* handle, Slot* s, MPI_Status* st) {
+  slot_settle(s);
+  const int code = s->done_code;
+  if (st != MPI_STATUS_IGNORE) *st = s->done_status;
+  if (s->persistent) {
+    // Inactive again: the handle stays, and a completion call on it returns the empty status.
+    s->active = false;
+    status_empty(&s->done_status);
+    s->done_code = MPI_SUCCESS;
+  } else {
+    slot_free(*handle);
+    *handle = MPI_REQUEST_NULL;
+  }
+  return code;
+}
+
+bool slot_done(Slot* s) {
+  if (s->op) return s->op->poll();
+  return !s->req || s->req->completed();
+}
+
+void slot_wait(Slot* s) {
+  if (s->op) {
+    const auto since = std::chrono::steady_clock::now();
+    while (!s->op->poll()) progress_or_sleep(since);
+  } else if (s->req) {
+    (void)wait_for(s->req);  // the outcome is read from the request by slot_settle
+  }
+}
+
+int request_error(MPI_Errhandler eh, int code, const char* fn) {
+  if (code == MPI_SUCCESS || eh == MPI_ERRORS_RETURN) return code;
+  return raise_error(nullptr, code, fn);
+}
 
 MPI_Request request_create(Request* req, bool is_recv, MPI_Errhandler errhandler,
                            const MPI_Status& done_status) {
   MPI_Request handle;
   Slot* s = slot_alloc(&handle);
   s->req = req;
-  s->op.reset();
   s->is_recv = is_recv;
   s->errhandler = errhandler;
   s->done_status = done_status;
+  s->done_code = done_status.MPI_ERROR;
   return handle;
 }
 
 MPI_Request request_create_op(std::unique_ptr<PendingOp> op, MPI_Errhandler errhandler) {
   MPI_Request handle;
   Slot* s = slot_alloc(&handle);
-  s->req = nullptr;
   s->op = std::move(op);
-  s->is_recv = false;
   s->errhandler = errhandler;
   return handle;
+}
+
+MPI_Request request_create_persistent(std::unique_ptr<PersistentOp> op, bool is_recv,
+                                      MPI_Errhandler errhandler) {
+  MPI_Request handle;
+  Slot* s = slot_alloc(&handle);
+  s->persistent = std::move(op);
+  s->is_recv = is_recv;
+  s->errhandler = errhandler;
+  status_empty(&s->done_status);
+  return handle;
+}
+
+int request_start(MPI_Request request, MPI_Errhandler* errhandler) {
+  Slot* s = slot_of(request);
+  if (!s || !s->persistent || s->active) return MPI_ERR_REQUEST;
+  *errhandler = s->errhandler;
+  Request* req = nullptr;
+  if (int code = s->persistent->start(&req)) return code;
+  s->req = req;
+  status_empty(&s->done_status);
+  s->done_code = MPI_SUCCESS;
+  s->active = true;
+  return MPI_SUCCESS;
 }
 
 }  // namespace torus::mpi
 
 using namespace torus::mpi;
-
-namespace {
-
-// MPI_ERRORS_RETURN on the request's communicator returns the code; otherwise the job ends.
-int request_error(MPI_Errhandler eh, int code, const char* fn) {
-  if (code == MPI_SUCCESS || eh == MPI_ERRORS_RETURN) return code;
-  return raise_error(nullptr, code, fn);
-}
-
-}  // namespace
 
 extern "C" {
 
@@ -177,7 +197,7 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
   if (!s) return raise_error(nullptr, MPI_ERR_REQUEST, "MPI_Wait");
   slot_wait(s);
   MPI_Errhandler eh = s->errhandler;
-  return request_error(eh, retire(request, s, status), "MPI_Wait");
+  return request_error(eh, slot_retire(request, s, status), "MPI_Wait");
 }
 
 int PMPI_Waitall(int count, MPI_Request* requests, MPI_Status* statuses) {
@@ -194,7 +214,7 @@ int PMPI_Waitall(int count, MPI_Request* requests, MPI_Status* statuses) {
     if (!s) return raise_error(nullptr, MPI_ERR_REQUEST, "MPI_Waitall");
     slot_wait(s);
     MPI_Errhandler this_eh = s->errhandler;
-    int code = retire(&requests[i], s, st);
+    int code = slot_retire(&requests[i], s, st);
     if (code != MPI_SUCCESS && !failed) {
       failed = true;
       eh = this_eh;
@@ -224,7 +244,7 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   }
   *flag = 1;
   MPI_Errhandler eh = s->errhandler;
-  return request_error(eh, retire(request, s, status), "MPI_Test");
+  return request_error(eh, slot_retire(request, s, status), "MPI_Test");
 }
 
 int PMPI_Waitany(int count, MPI_Request* requests, int* index, MPI_Status* status) {
@@ -235,11 +255,12 @@ int PMPI_Waitany(int count, MPI_Request* requests, int* index, MPI_Status* statu
       if (requests[i] == MPI_REQUEST_NULL) continue;
       Slot* s = slot_of(requests[i]);
       if (!s) return raise_error(nullptr, MPI_ERR_REQUEST, "MPI_Waitany");
+      if (!slot_active(s)) continue;
       any_active = true;
       if (slot_done(s)) {
         *index = i;
         MPI_Errhandler eh = s->errhandler;
-        return request_error(eh, retire(&requests[i], s, status), "MPI_Waitany");
+        return request_error(eh, slot_retire(&requests[i], s, status), "MPI_Waitany");
       }
     }
     if (!any_active) {
@@ -258,12 +279,13 @@ int PMPI_Testany(int count, MPI_Request* requests, int* index, int* flag, MPI_St
     if (requests[i] == MPI_REQUEST_NULL) continue;
     Slot* s = slot_of(requests[i]);
     if (!s) return raise_error(nullptr, MPI_ERR_REQUEST, "MPI_Testany");
+    if (!slot_active(s)) continue;
     any_active = true;
     if (slot_done(s)) {
       *index = i;
       *flag = 1;
       MPI_Errhandler eh = s->errhandler;
-      return request_error(eh, retire(&requests[i], s, status), "MPI_Testany");
+      return request_error(eh, slot_retire(&requests[i], s, status), "MPI_Testany");
     }
   }
   // With no active request the call succeeds at once, as the standard says.
@@ -291,7 +313,8 @@ int PMPI_Testall(int count, MPI_Request* requests, int* flag, MPI_Status* status
 int PMPI_Request_free(MPI_Request* request) {
   Slot* s = slot_of(*request);
   if (!s) return raise_error(nullptr, MPI_ERR_REQUEST, "MPI_Request_free");
-  // The operation still runs to completion; torus returns the request to its pool then.
+  // The operation still runs to completion; torus returns the request to its pool then
+  // (for a persistent request: the instance started last, if it is still active).
   // A multi-step operation cannot finish without being polled: it is waited for here.
   if (s->op) {
     slot_wait(s);
@@ -307,8 +330,10 @@ int PMPI_Request_free(MPI_Request* request) {
 int PMPI_Cancel(MPI_Request* request) {
   Slot* s = slot_of(*request);
   if (!s) return raise_error(nullptr, MPI_ERR_REQUEST, "MPI_Cancel");
-  // Only unmatched receives can be canceled; for anything else cancel is a no-op and the
-  // request completes normally (the standard allows a cancel to fail this way).
+  // Only unmatched receives can be canceled. A send cannot: once posted, torus has handed
+  // it to the transport (or to the peer's unexpected queue) and has no way to recall it. The
+  // standard lets a cancel fail: the send then completes normally and Test_cancelled says
+  // false. The same holds for multi-step operations and receives that already matched.
   if (s->req && s->is_recv && !s->req->completed()) (void)runtime()->worker->cancel(s->req);
   return MPI_SUCCESS;
 }

@@ -1,5 +1,6 @@
-// MPI_Request handles: a table of slots holding the torus request behind each nonblocking
-// operation, plus the status to report for operations that finished at once.
+// MPI_Request handles: a table of slots holding the torus request (or multi-step operation)
+// behind each nonblocking operation, the status of operations that finished at once, and
+// persistent requests.
 #pragma once
 
 #include <memory>
@@ -32,5 +33,23 @@ class PendingOp {
 
 // A handle for a multi-step operation; the request table owns `op` from now on.
 MPI_Request request_create_op(std::unique_ptr<PendingOp> op, MPI_Errhandler errhandler);
+
+// The operation behind a persistent request (MPI_Send_init, Recv_init, ...), posted anew by
+// each MPI_Start.
+class PersistentOp {
+ public:
+  virtual ~PersistentOp() = default;
+  // Posts one instance; returns an MPI error code. On success *req is the torus request that
+  // tracks it, or nullptr when it finished at once (its status is then the empty one).
+  virtual int start(Request** req) = 0;
+};
+
+// An inactive persistent request; the request table owns `op` from now on.
+MPI_Request request_create_persistent(std::unique_ptr<PersistentOp> op, bool is_recv,
+                                      MPI_Errhandler errhandler);
+// MPI_Start's work: posts an inactive persistent request. Returns an MPI error code
+// (MPI_ERR_REQUEST for a request that is not persistent or still active), not yet passed to
+// an error handler.
+int request_start(MPI_Request request, MPI_Errhandler* errhandler);
 
 }  // namespace torus::mpi

@@ -1,0 +1,142 @@
+// Persistent requests: MPI_Send_init, Ssend_init, Rsend_init, Bsend_init, Recv_init, Start,
+// Startall. The arguments are checked once, at init; each Start posts the operation again
+// through the same paths as Isend/Irecv/Ibsend.
+#include <memory>
+
+#include "mpi_shim/lib/bsend.h"
+#include "mpi_shim/lib/comm.h"
+#include "mpi_shim/lib/errors.h"
+#include "mpi_shim/lib/p2p_args.h"
+#include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/request.h"
+#include "mpi_shim/lib/request_slot.h"
+#include "mpi_shim/lib/transfer.h"
+
+using namespace torus::mpi;
+using torus::Request;
+using torus::Status;
+
+namespace {
+
+enum class Mode { Standard, Sync, Buffered };
+
+// The communicator is looked up again at each Start (by handle), so a request outliving its
+// communicator fails with MPI_ERR_COMM instead of touching freed memory.
+class SendOp final : public PersistentOp {
+ public:
+  SendOp(const void* buf, size_t bytes, int dest, int tag, MPI_Comm comm, Mode mode)
+      : buf_(buf), bytes_(bytes), dest_(dest), tag_(tag), comm_(comm), mode_(mode) {}
+  int start(Request** req) override {
+    *req = nullptr;
+    Comm* c = comm_get(comm_);
+    if (!c) return MPI_ERR_COMM;
+    if (dest_ == MPI_PROC_NULL) return MPI_SUCCESS;
+    if (mode_ == Mode::Buffered) return bsend_post(*c, buf_, bytes_, dest_, tag_);
+    Status s = post_send(*c, c->context_id, buf_, bytes_, dest_, tag_, mode_ == Mode::Sync, req);
+    return error_from_status(s);
+  }
+
+ private:
+  const void* buf_;
+  size_t bytes_;
+  int dest_, tag_;
+  MPI_Comm comm_;
+  Mode mode_;
+};
+
+class RecvOp final : public PersistentOp {
+ public:
+  RecvOp(void* buf, size_t bytes, int source, int tag, MPI_Comm comm)
+      : buf_(buf), bytes_(bytes), source_(source), tag_(tag), comm_(comm) {}
+  int start(Request** req) override {
+    *req = nullptr;
+    Comm* c = comm_get(comm_);
+    if (!c) return MPI_ERR_COMM;
+    if (source_ == MPI_PROC_NULL) return MPI_SUCCESS;
+    return error_from_status(post_recv(*c, c->context_id, buf_, bytes_, source_, tag_, req));
+  }
+
+ private:
+  void* buf_;
+  size_t bytes_;
+  int source_, tag_;
+  MPI_Comm comm_;
+};
+
+int send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, Mode mode, MPI_Request* request, const char* fn) {
+  Comm* c = comm_get(comm);
+  size_t bytes = 0;
+  if (int e = p2p_check(c, count, datatype, dest, tag, false, &bytes))
+    return raise_error(c, e, fn);
+  *request = request_create_persistent(
+      std::make_unique<SendOp>(buf, bytes, dest, tag, comm, mode), false, c->errhandler);
+  return MPI_SUCCESS;
+}
+
+// Starts one request; errors go to the request's communicator's handler.
+int start_one(MPI_Request* request, const char* fn) {
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  int code = request_start(*request, &eh);
+  if (code == MPI_SUCCESS) return code;
+  return eh == MPI_ERRHANDLER_NULL ? raise_error(nullptr, code, fn) : request_error(eh, code, fn);
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request* request) {
+  return send_init(buf, count, datatype, dest, tag, comm, Mode::Standard, request,
+                   "MPI_Send_init");
+}
+
+int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request* request) {
+  return send_init(buf, count, datatype, dest, tag, comm, Mode::Sync, request, "MPI_Ssend_init");
+}
+
+// Ready mode only promises that the receive is posted; a standard send is always correct.
+int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request* request) {
+  return send_init(buf, count, datatype, dest, tag, comm, Mode::Standard, request,
+                   "MPI_Rsend_init");
+}
+
+int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request* request) {
+  return send_init(buf, count, datatype, dest, tag, comm, Mode::Buffered, request,
+                   "MPI_Bsend_init");
+}
+
+int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag,
+                   MPI_Comm comm, MPI_Request* request) {
+  Comm* c = comm_get(comm);
+  size_t bytes = 0;
+  if (int e = p2p_check(c, count, datatype, source, tag, true, &bytes))
+    return raise_error(c, e, "MPI_Recv_init");
+  *request = request_create_persistent(std::make_unique<RecvOp>(buf, bytes, source, tag, comm),
+                                       true, c->errhandler);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Start(MPI_Request* request) { return start_one(request, "MPI_Start"); }
+
+int PMPI_Startall(int count, MPI_Request* requests) {
+  if (count < 0) return raise_error(nullptr, MPI_ERR_COUNT, "MPI_Startall");
+  for (int i = 0; i < count; ++i) {
+    if (int code = start_one(&requests[i], "MPI_Startall")) return code;
+  }
+  return MPI_SUCCESS;
+}
+
+TORUS_MPI_ALIAS(MPI_Send_init)
+TORUS_MPI_ALIAS(MPI_Ssend_init)
+TORUS_MPI_ALIAS(MPI_Rsend_init)
+TORUS_MPI_ALIAS(MPI_Bsend_init)
+TORUS_MPI_ALIAS(MPI_Recv_init)
+TORUS_MPI_ALIAS(MPI_Start)
+TORUS_MPI_ALIAS(MPI_Startall)
+
+}  // extern "C"
