@@ -1,6 +1,7 @@
 // Point-to-point: MPI_Send, Ssend, Rsend, Recv, Isend, Issend, Irecv, Sendrecv,
-// Sendrecv_replace, Probe, Iprobe. Arguments are checked here; envelopes become torus tags in
-// transfer.cpp.
+// Sendrecv_replace, Probe, Iprobe. Arguments are checked here; datatypes become bytes through
+// type_view.h (non-contiguous ones packed or unpacked around the transfer); envelopes become
+// torus tags in transfer.cpp.
 #include <chrono>
 #include <cstddef>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "mpi_shim/lib/status.h"
 #include "mpi_shim/lib/tag_layout.h"
 #include "mpi_shim/lib/transfer.h"
+#include "mpi_shim/lib/type_view.h"
 
 using namespace torus::mpi;
 using torus::RecvInfo;
@@ -29,11 +31,23 @@ int p2p_check(const Comm* c, int count, MPI_Datatype type, int peer, int tag, bo
   if (count < 0) return MPI_ERR_COUNT;
   size_t size = type_size(type);
   if (size == 0) return MPI_ERR_TYPE;
+  *bytes = size * static_cast<size_t>(count);
+  return p2p_check_envelope(c, peer, tag, receiving);
+}
+
+int p2p_check_typed(const Comm* c, int count, MPI_Datatype type, int peer, int tag,
+                    bool receiving) {
+  if (!c) return MPI_ERR_COMM;
+  size_t bytes = 0;
+  if (int e = type_bytes(type, count, &bytes)) return e;
+  return p2p_check_envelope(c, peer, tag, receiving);
+}
+
+int p2p_check_envelope(const Comm* c, int peer, int tag, bool receiving) {
   if (tag > kTagUb || (tag < 0 && !(receiving && tag == MPI_ANY_TAG))) return MPI_ERR_TAG;
   if (peer != MPI_PROC_NULL && (peer >= c->size || (peer < 0 && !(receiving &&
                                                                   peer == MPI_ANY_SOURCE))))
     return MPI_ERR_RANK;
-  *bytes = size * static_cast<size_t>(count);
   return MPI_SUCCESS;
 }
 
@@ -48,26 +62,75 @@ namespace {
 int do_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
             bool sync, const char* fn) {
   Comm* c = comm_get(comm);
-  size_t bytes = 0;
-  if (int e = p2p_check(c, count, type, dest, tag, false, &bytes)) return raise_error(c, e, fn);
+  if (int e = p2p_check_typed(c, count, type, dest, tag, false)) return raise_error(c, e, fn);
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
-  return check(c, error_from_status(send_blocking(*c, c->context_id, buf, bytes, dest, tag, sync)),
-               fn);
+  SendView v;
+  if (int e = v.init(buf, count, type)) return raise_error(c, e, fn);
+  return check(
+      c, error_from_status(send_blocking(*c, c->context_id, v.data(), v.bytes(), dest, tag, sync)),
+      fn);
 }
+
+// A send or receive of non-contiguous data behind one MPI_Request: the staging buffer lives
+// until the transfer is done, and a receive is unpacked when the request is completed.
+class StagedSend final : public PendingOp {
+ public:
+  StagedSend(SendView v, Request* req) : view_(std::move(v)), req_(req) {}
+  ~StagedSend() override {
+    if (req_) req_->release();
+  }
+  bool poll() override { return !req_ || req_->completed(); }
+  int finish(MPI_Status* st) override {
+    const int code = req_ ? error_from_status(req_->status()) : MPI_SUCCESS;
+    status_empty(st);
+    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = code;
+    return code;
+  }
+
+ private:
+  SendView view_;
+  Request* req_;
+};
+
+class StagedRecv final : public PendingOp {
+ public:
+  StagedRecv(RecvView v, Request* req) : view_(std::move(v)), req_(req) {}
+  ~StagedRecv() override {
+    if (req_) req_->release();
+  }
+  bool poll() override { return req_->completed(); }
+  int finish(MPI_Status* st) override {
+    const Status s = req_->status();
+    const int code = s == Status::Canceled ? MPI_SUCCESS : error_from_status(s);
+    const RecvInfo info = req_->info();
+    if (code == MPI_SUCCESS || code == MPI_ERR_TRUNCATE) view_.finish(info.length);
+    status_from_recv(st, info, code);
+    return code;
+  }
+
+ private:
+  RecvView view_;
+  Request* req_;
+};
 
 int do_isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
              bool sync, MPI_Request* request, const char* fn) {
   Comm* c = comm_get(comm);
-  size_t bytes = 0;
-  if (int e = p2p_check(c, count, type, dest, tag, false, &bytes)) return raise_error(c, e, fn);
+  if (int e = p2p_check_typed(c, count, type, dest, tag, false)) return raise_error(c, e, fn);
   MPI_Status done{};
   status_empty(&done);
-  Request* req = nullptr;
-  if (dest != MPI_PROC_NULL) {
-    Status s = post_send(*c, c->context_id, buf, bytes, dest, tag, sync, &req);
-    if (torus::is_error(s)) return raise_error(c, error_from_status(s), fn);
+  if (dest == MPI_PROC_NULL) {
+    *request = request_create(nullptr, false, c->errhandler, done);
+    return MPI_SUCCESS;
   }
-  *request = request_create(req, false, c->errhandler, done);
+  SendView v;
+  if (int e = v.init(buf, count, type)) return raise_error(c, e, fn);
+  Request* req = nullptr;
+  Status s = post_send(*c, c->context_id, v.data(), v.bytes(), dest, tag, sync, &req);
+  if (torus::is_error(s)) return raise_error(c, error_from_status(s), fn);
+  *request = v.staged() ? request_create_op(std::make_unique<StagedSend>(std::move(v), req),
+                                            c->errhandler)
+                        : request_create(req, false, c->errhandler, done);
   return MPI_SUCCESS;
 }
 
@@ -103,15 +166,18 @@ int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Status* status) {
   Comm* c = comm_get(comm);
-  size_t bytes = 0;
-  if (int e = p2p_check(c, count, datatype, source, tag, true, &bytes))
+  if (int e = p2p_check_typed(c, count, datatype, source, tag, true))
     return raise_error(c, e, "MPI_Recv");
   if (source == MPI_PROC_NULL) {
     status_empty(status);
     return MPI_SUCCESS;
   }
+  RecvView v;
+  if (int e = v.init(buf, count, datatype)) return raise_error(c, e, "MPI_Recv");
   RecvInfo info;
-  int code = error_from_status(recv_blocking(*c, c->context_id, buf, bytes, source, tag, &info));
+  int code = error_from_status(
+      recv_blocking(*c, c->context_id, v.data(), v.bytes(), source, tag, &info));
+  if (code == MPI_SUCCESS || code == MPI_ERR_TRUNCATE) v.finish(info.length);
   status_from_recv(status, info, code);
   return check(c, code, "MPI_Recv");
 }
@@ -129,17 +195,22 @@ int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int
 int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Request* request) {
   Comm* c = comm_get(comm);
-  size_t bytes = 0;
-  if (int e = p2p_check(c, count, datatype, source, tag, true, &bytes))
+  if (int e = p2p_check_typed(c, count, datatype, source, tag, true))
     return raise_error(c, e, "MPI_Irecv");
   MPI_Status done{};
   status_empty(&done);
-  Request* req = nullptr;
-  if (source != MPI_PROC_NULL) {
-    Status s = post_recv(*c, c->context_id, buf, bytes, source, tag, &req);
-    if (torus::is_error(s)) return raise_error(c, error_from_status(s), "MPI_Irecv");
+  if (source == MPI_PROC_NULL) {
+    *request = request_create(nullptr, true, c->errhandler, done);
+    return MPI_SUCCESS;
   }
-  *request = request_create(req, true, c->errhandler, done);
+  RecvView v;
+  if (int e = v.init(buf, count, datatype)) return raise_error(c, e, "MPI_Irecv");
+  Request* req = nullptr;
+  Status s = post_recv(*c, c->context_id, v.data(), v.bytes(), source, tag, &req);
+  if (torus::is_error(s)) return raise_error(c, error_from_status(s), "MPI_Irecv");
+  *request = v.staged() ? request_create_op(std::make_unique<StagedRecv>(std::move(v), req),
+                                            c->errhandler)
+                        : request_create(req, true, c->errhandler, done);
   return MPI_SUCCESS;
 }
 
@@ -147,10 +218,9 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
                   int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
                   int recvtag, MPI_Comm comm, MPI_Status* status) {
   Comm* c = comm_get(comm);
-  size_t sbytes = 0, rbytes = 0;
-  if (int e = p2p_check(c, sendcount, sendtype, dest, sendtag, false, &sbytes))
+  if (int e = p2p_check_typed(c, sendcount, sendtype, dest, sendtag, false))
     return raise_error(c, e, "MPI_Sendrecv");
-  if (int e = p2p_check(c, recvcount, recvtype, source, recvtag, true, &rbytes))
+  if (int e = p2p_check_typed(c, recvcount, recvtype, source, recvtag, true))
     return raise_error(c, e, "MPI_Sendrecv");
   if (dest == MPI_PROC_NULL || source == MPI_PROC_NULL) {
     // One side only: the blocking call of that side does the work.
@@ -160,10 +230,15 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     if (source == MPI_PROC_NULL) status_empty(status);
     return code;
   }
+  SendView sv;
+  RecvView rv;
+  if (int e = sv.init(sendbuf, sendcount, sendtype)) return raise_error(c, e, "MPI_Sendrecv");
+  if (int e = rv.init(recvbuf, recvcount, recvtype)) return raise_error(c, e, "MPI_Sendrecv");
   RecvInfo info;
-  int code = error_from_status(sendrecv_blocking(*c, c->context_id, sendbuf, sbytes, dest,
-                                                 sendtag, recvbuf, rbytes, source, recvtag,
-                                                 &info));
+  int code = error_from_status(sendrecv_blocking(*c, c->context_id, sv.data(), sv.bytes(), dest,
+                                                 sendtag, rv.data(), rv.bytes(), source,
+                                                 recvtag, &info));
+  if (code == MPI_SUCCESS || code == MPI_ERR_TRUNCATE) rv.finish(info.length);
   status_from_recv(status, info, code);
   return check(c, code, "MPI_Sendrecv");
 }
@@ -173,19 +248,26 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
 int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                           int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   Comm* c = comm_get(comm);
-  size_t sbytes = 0, rbytes = 0;
-  if (int e = p2p_check(c, count, datatype, dest, sendtag, false, &sbytes))
+  if (int e = p2p_check_typed(c, count, datatype, dest, sendtag, false))
     return raise_error(c, e, "MPI_Sendrecv_replace");
-  if (int e = p2p_check(c, count, datatype, source, recvtag, true, &rbytes))
+  if (int e = p2p_check_typed(c, count, datatype, source, recvtag, true))
     return raise_error(c, e, "MPI_Sendrecv_replace");
   if (dest == MPI_PROC_NULL || source == MPI_PROC_NULL)  // one side only: no copy needed
     return PMPI_Sendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source,
                          recvtag, comm, status);
-  std::vector<std::byte> copy(static_cast<const std::byte*>(buf),
-                              static_cast<const std::byte*>(buf) + sbytes);
+  // The outgoing data is packed into its own buffer (always: a dense type's bytes would be
+  // overwritten by the receive), the incoming data lands in a view of buf.
+  size_t bytes = 0;
+  (void)type_bytes(datatype, count, &bytes);
+  std::vector<std::byte> copy(bytes);
+  type_pack(buf, static_cast<size_t>(count), datatype, copy.data());
+  RecvView rv;
+  if (int e = rv.init(buf, count, datatype)) return raise_error(c, e, "MPI_Sendrecv_replace");
   RecvInfo info;
-  int code = error_from_status(sendrecv_blocking(*c, c->context_id, copy.data(), sbytes, dest,
-                                                 sendtag, buf, rbytes, source, recvtag, &info));
+  int code = error_from_status(sendrecv_blocking(*c, c->context_id, copy.data(), bytes, dest,
+                                                 sendtag, rv.data(), rv.bytes(), source,
+                                                 recvtag, &info));
+  if (code == MPI_SUCCESS || code == MPI_ERR_TRUNCATE) rv.finish(info.length);
   status_from_recv(status, info, code);
   return check(c, code, "MPI_Sendrecv_replace");
 }

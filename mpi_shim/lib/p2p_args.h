@@ -16,6 +16,12 @@ struct Comm;
 // datatype's size). `receiving` admits MPI_ANY_SOURCE and MPI_ANY_TAG.
 int p2p_check(const Comm* c, int count, MPI_Datatype type, int peer, int tag, bool receiving,
               size_t* bytes);
+// The same for any committed datatype, non-contiguous ones included (the caller moves the
+// data through a SendView/RecvView, type_view.h).
+int p2p_check_typed(const Comm* c, int count, MPI_Datatype type, int peer, int tag,
+                    bool receiving);
+// Only the peer and tag.
+int p2p_check_envelope(const Comm* c, int peer, int tag, bool receiving);
 // Fills an MPI status from what a receive got (source and tag decoded from the torus tag).
 void status_from_recv(MPI_Status* st, const RecvInfo& info, int code);
 
