@@ -117,9 +117,12 @@ constexpr VarDecl kVars[] = {
      .doc = "libfabric provider for the ofi transport (efa, cxi, psm3, verbs, tcp, sockets, "
             "shm); auto = FI_PROVIDER if set, else the first of efa, cxi, psm3, verbs found "
             "(tcp, sockets, udp and shm duplicate torus transports and open only when named)"},
-    {.name = "TORUS_OFI_SEG_SIZE", .type = Type::Size, .default_value = "8k", .unit = "bytes",
+    {.name = "TORUS_OFI_SEG_SIZE", .type = Type::Size, .default_value = "auto", .unit = "bytes",
      .doc = "largest ofi active message (header included), the size of each send bounce "
-            "buffer and receive slot; capped by the provider's max_msg_size"},
+            "buffer and receive slot; capped by the provider's max_msg_size and, on ofi_rxm, "
+            "by its eager buffer (FI_OFI_RXM_BUFFER_SIZE, 16k); auto = that buffer on ofi_rxm, "
+            "8k elsewhere",
+     .allow_auto = true},
     {.name = "TORUS_OFI_TX_BUFS", .type = Type::Int, .default_value = "128", .unit = "buffers",
      .doc = "registered send bounce buffers per ofi iface; none free = back-pressure"},
     {.name = "TORUS_OFI_RX_BUFS", .type = Type::Int, .default_value = "128", .unit = "buffers",

@@ -3,6 +3,7 @@
 
 #include <rdma/fi_ext.h>
 
+#include <cstdlib>
 #include <cstring>
 
 namespace torus::ofi {
@@ -23,6 +24,17 @@ bool rma_refusal_keeps_peer(const std::string& core_provider) {
 }
 
 bool multi_recv_usable(const std::string& core_provider) { return core_provider != "shm"; }
+
+size_t ordered_msg_limit(const char* prov_name) {
+  if (std::strstr(prov_name, "ofi_rxm") == nullptr) return 0;
+  size_t limit = 16384;
+  if (const char* v = std::getenv("FI_OFI_RXM_BUFFER_SIZE")) {
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(v, &end, 10);
+    if (end != v && *end == '\0' && n >= 1024) limit = static_cast<size_t>(n);
+  }
+  return limit;
+}
 
 bool zero_length_rma_completes(const std::string& core_provider) {
   return core_provider != "shm";

@@ -37,6 +37,12 @@ bool rma_refusal_keeps_peer(const std::string& core_provider);
 // tail could be too short for a whole message: shm gets one buffer per message.
 bool multi_recv_usable(const std::string& core_provider);
 
+// The largest message the provider delivers in send order, 0 for no limit beyond
+// max_msg_size. ofi_rxm sends a message above its eager buffer (FI_OFI_RXM_BUFFER_SIZE,
+// 16 KiB by default) by segmentation or rendezvous, and 1.17 lets later eager messages
+// overtake it although FI_ORDER_SAS was granted: torus's fragments then arrive out of order.
+size_t ordered_msg_limit(const char* prov_name);
+
 // Whether a zero-length fi_read/fi_write completes. libfabric 1.17's shm never completes
 // one; there a zero-length get/put completes at once after the local key checks (the
 // provider's own check of a stale key is then skipped: nothing is moved anyway).

@@ -79,7 +79,16 @@ std::optional<Error> OfiIface::setup() {
   if (rc != 0) return fi_error("fi_ep_bind", rc);
 
   // Active messages never exceed one segment: the largest a provider may be asked to carry.
+  // Auto: as large as the provider keeps in order (fewer fragments per message), else 8 KiB,
+  // an eager size every RDMA provider handles in one packet or close.
+  const size_t ordered = ordered_msg_limit(provider_.c_str());
+  if (settings_.seg_size == 0) settings_.seg_size = ordered != 0 ? ordered : 8192;
   settings_.seg_size = std::min<size_t>(settings_.seg_size, info_->ep_attr->max_msg_size);
+  if (ordered != 0 && settings_.seg_size > ordered) {
+    TORUS_DEBUG("ofi: %s keeps send order only up to %zu bytes: segments capped there",
+                provider_.c_str(), ordered);
+    settings_.seg_size = ordered;
+  }
   multi_ = settings_.multi_recv && (info_->caps & FI_MULTI_RECV) != 0 &&
            multi_recv_usable(provider_);
   if (multi_) {

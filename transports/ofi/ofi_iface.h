@@ -29,7 +29,7 @@ class OfiEndpoint;
 
 struct Settings {
   std::string provider;         // TORUS_OFI_PROVIDER (or FI_PROVIDER); "" = default order
-  size_t seg_size = 8192;       // TORUS_OFI_SEG_SIZE: largest AM (header included)
+  size_t seg_size = 0;          // TORUS_OFI_SEG_SIZE: largest AM (header included); 0 = auto
   size_t tx_bufs = 128;         // TORUS_OFI_TX_BUFS: bounce buffers for fi_send
   size_t rx_bufs = 128;         // TORUS_OFI_RX_BUFS: plain receive buffers
   bool multi_recv = true;       // TORUS_OFI_MULTI_RECV: use FI_MULTI_RECV where offered
