@@ -109,7 +109,7 @@ typedef struct {
 } S; /* a at 0, b at 8, c at 16; sizeof 24 */
 
 static MPI_Datatype make_s(void) {
-  S s;
+  S s = {0, 0.0, 0};
   MPI_Aint base, addr[3];
   CHECK_MPI(MPI_Get_address(&s, &base));
   CHECK_MPI(MPI_Get_address(&s.a, &addr[0]));
