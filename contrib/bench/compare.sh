@@ -133,7 +133,9 @@ make_report() {
   mpich_version=$(dpkg-query -W -f='${Version}' mpich 2>/dev/null || true)
   commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$root" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
   cpu_model=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
-  cmdline="contrib/bench/compare.sh$([[ $mode != full ]] && echo " --$mode")"
+  # An if, not `[[ ]] && echo`: a false test would fail the assignment and set -e stop here.
+  cmdline=contrib/bench/compare.sh
+  if [[ $mode != full ]]; then cmdline+=" --$mode"; fi
   LC_ALL=C awk -F, -f "$here/compare_report.awk" \
     -v out="$out" -v mode="$mode" -v rounds="$rounds" -v elapsed="$elapsed" \
     -v systems="${systems[*]}" -v absent="${absent[*]}" -v failures="$failures" \

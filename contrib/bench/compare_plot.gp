@@ -13,8 +13,10 @@ set xlabel "message size (bytes)"
 set ylabel ylab
 set logscale xy 2
 set logscale y 10
-set xtics ("1 B" 1, "4" 4, "16" 16, "64" 64, "256" 256, "1 KiB" 1024, "4" 4096, "16" 16384, \
-           "64" 65536, "256" 262144, "1 MiB" 1048576, "4" 4194304, "16 MiB" 16777216)
+# Every label carries its unit: "4" after "1 KiB" read as 4 bytes.
+set xtics ("1 B" 1, "4 B" 4, "16 B" 16, "64 B" 64, "256 B" 256, "1 KiB" 1024, "4 KiB" 4096, \
+           "16 KiB" 16384, "64 KiB" 65536, "256 KiB" 262144, "1 MiB" 1048576, \
+           "4 MiB" 4194304, "16 MiB" 16777216)
 set format y "%g"
 set grid xtics ytics mytics lw 0.5 lc rgb "#dddddd"
 stats datafile using 1 nooutput
