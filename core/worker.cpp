@@ -55,6 +55,9 @@ Status WorkerImpl::open_ifaces(const WorkerParams& params) {
     spin = 1e9;
   }
   spin_time_ = std::chrono::nanoseconds(static_cast<int64_t>(spin * 1e9));
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  yield_when_idle_ = ctx_->expected_local_peers >= 0 && cpus > 0 &&
+                     ctx_->expected_local_peers + 1 > cpus;
 
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd_ < 0) {
@@ -174,13 +177,15 @@ Status WorkerImpl::wait_request(RequestImpl* req, std::chrono::nanoseconds timeo
   const bool bounded = timeout != std::chrono::nanoseconds::max();
   unsigned polls = 0;
   while (!req->done) {
+    unsigned events;
     if (multi_) {
       std::lock_guard<std::recursive_mutex> lock(mu_);
-      progress();
+      events = progress();
     } else {
-      progress();
+      events = progress();
     }
     if (req->done) break;
+    if (yield_when_idle_ && events == 0) sched_yield();
     // Check the clock only every few polls: it costs as much as an empty poll.
     if ((++polls & 63) != 0) continue;
     auto elapsed = Clock::now() - start;

@@ -140,6 +140,9 @@ class WorkerImpl {
   size_t zcopy_thresh_ = 8192;
   bool proto_info_ = false;
   std::chrono::nanoseconds spin_time_{0};
+  // More local processes than CPUs: an idle poll hands the CPU on (sched_yield), because
+  // the peer it waits for may need that very CPU to answer.
+  bool yield_when_idle_ = false;
   struct UserAm {
     AmCallback cb = nullptr;
     void* arg = nullptr;

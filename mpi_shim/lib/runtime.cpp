@@ -2,6 +2,9 @@
 // endpoints on demand.
 #include "mpi_shim/lib/runtime.h"
 
+#include <sched.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
 
@@ -60,6 +63,8 @@ int runtime_start(int thread_level) {
 
   ContextParams cp;
   cp.expected_local_peers = job.local_size - 1;
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  rt->oversubscribed = cpus > 0 && job.local_size > cpus;
   auto ctx = Context::create(cp);
   if (!ctx) return setup_failed("torus context", ctx.error().message);
   rt->context = std::move(ctx.value());
@@ -145,8 +150,9 @@ void progress_or_sleep(std::chrono::steady_clock::time_point since) {
   // The same spin budget as torus's own wait_request (TORUS_SPIN_TIME's automatic value).
   constexpr auto kSpin = std::chrono::microseconds(50);
   Worker& w = *g_runtime->worker;
-  if (w.progress() == 0 && std::chrono::steady_clock::now() - since > kSpin)
-    (void)w.wait(std::chrono::milliseconds(1));
+  if (w.progress() != 0) return;
+  if (g_runtime->oversubscribed) sched_yield();  // the peer we wait for may need this CPU
+  if (std::chrono::steady_clock::now() - since > kSpin) (void)w.wait(std::chrono::milliseconds(1));
 }
 
 }  // namespace torus::mpi

@@ -23,6 +23,7 @@ struct Runtime {
   int world_rank = 0;
   int world_size = 1;
   int thread_level = 0;  // MPI_THREAD_*
+  bool oversubscribed = false;  // more ranks on this host than CPUs
   std::thread::id main_thread;  // the one that called MPI_Init (MPI_Is_thread_main)
   // Values of the predefined attributes of MPI_COMM_WORLD (MPI_Comm_get_attr hands out
   // pointers to them, so they live as long as the runtime).
