@@ -11,16 +11,18 @@
 namespace torus::shm {
 
 inline constexpr uint64_t kMagic = 0x316d687375726f74ull;  // "torushm1", little endian
-inline constexpr uint8_t kVersion = 1;
+inline constexpr uint8_t kVersion = 2;
 inline constexpr size_t kCacheLine = 64;
 inline constexpr size_t kPage = 4096;
 
 // ---- FIFO cells ---------------------------------------------------------------------------
-// A cell is two cache lines. The sequence word, the header and the first 48 payload bytes share
-// line 0, so a message of up to 48 bytes moves one line from producer to consumer.
-inline constexpr size_t kCellSize = 128;
+// A cell is four cache lines. The sequence word, the header and the first 48 payload bytes
+// share line 0, so a message of up to 48 bytes moves one line from producer to consumer; up to
+// 240 bytes stay inline (an MPI message of 128 B plus its headers), which moves fewer lines
+// than a cell line plus the lines of the eager segment.
+inline constexpr size_t kCellSize = 256;
 inline constexpr size_t kCellHeader = 16;
-inline constexpr size_t kMaxInline = kCellSize - kCellHeader;  // am_short limit: 112 bytes
+inline constexpr size_t kMaxInline = kCellSize - kCellHeader;  // am_short limit: 240 bytes
 
 enum : uint8_t {
   kCellBcopy = 1,     // payload is in the cell's eager segment, not inline
