@@ -1,7 +1,8 @@
-// MPI_Buffer_attach, Buffer_detach, Bsend, Ibsend, and the attached buffer behind them: the
-// ranges of buffered messages still in flight (each holds its torus send request) and the
-// free space between them (bsend_space.h). Completed sends give their range back whenever the
-// buffer is next used; Buffer_detach waits for all of them.
+// MPI_Buffer_attach, Buffer_detach, Bsend, Ibsend (any committed datatype, packed straight
+// into the attached buffer), and the attached buffer behind them: the ranges of buffered
+// messages still in flight (each holds its torus send request) and the free space between
+// them (bsend_space.h). Completed sends give their range back whenever the buffer is next
+// used; Buffer_detach waits for all of them.
 //
 // No callback runs into this file from the worker's progress, so holding its lock while
 // posting a send cannot deadlock against a thread inside progress.
@@ -15,6 +16,7 @@
 #include "core/base/log.h"
 #include "mpi_shim/lib/bsend_space.h"
 #include "mpi_shim/lib/comm.h"
+#include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/p2p_args.h"
 #include "mpi_shim/lib/pmpi.h"
@@ -61,7 +63,9 @@ void reap_locked() {
 
 }  // namespace
 
-int bsend_post(const Comm& c, const void* buf, size_t bytes, int dest, int tag) {
+int bsend_post(const Comm& c, const void* buf, size_t count, const TypeInfo& type, int dest,
+               int tag) {
+  const size_t bytes = count * type.size;
   const size_t need = bytes + MPI_BSEND_OVERHEAD;
   std::unique_lock lock(g_buffer.mutex);
   if (!g_buffer.attached) return MPI_ERR_BUFFER;
@@ -78,7 +82,10 @@ int bsend_post(const Comm& c, const void* buf, size_t bytes, int dest, int tag) 
     if (!offset) return MPI_ERR_BUFFER;
   }
   std::byte* copy = g_buffer.base + *offset;
-  if (bytes) std::memcpy(copy, buf, bytes);
+  if (bytes && type.contiguous)
+    std::memcpy(copy, static_cast<const std::byte*>(buf) + type.true_lb, bytes);
+  else if (bytes)
+    type_pack(buf, count, type, copy);
   Request* req = nullptr;
   Status s = post_send(c, c.context_id, copy, bytes, dest, tag, false, &req);
   if (is_error(s) || req == nullptr) {
@@ -98,11 +105,10 @@ namespace {
 int buffered(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
              MPI_Comm comm, MPI_Request* request, const char* fn) {
   Comm* c = comm_get(comm);
-  size_t bytes = 0;
-  if (int e = p2p_check(c, count, datatype, dest, tag, false, &bytes))
-    return raise_error(c, e, fn);
+  if (int e = p2p_check_typed(c, count, datatype, dest, tag, false)) return raise_error(c, e, fn);
   if (dest != MPI_PROC_NULL) {
-    if (int e = bsend_post(*c, buf, bytes, dest, tag)) return raise_error(c, e, fn);
+    if (int e = bsend_post(*c, buf, size_t(count), *type_info(datatype), dest, tag))
+      return raise_error(c, e, fn);
   }
   if (request) {
     // The copy is made: the request is complete, as the standard defines Ibsend's.

@@ -1,33 +1,29 @@
 // MPI_Barrier, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall: argument
-// checks, then the algorithms of coll.h.
+// checks, datatypes turned into bytes (type_view.h: dense types in place, others packed into
+// a staging area before and unpacked after), then the algorithms of coll.h, which move bytes.
 #include "mpi_shim/lib/coll.h"
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/op.h"
 #include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/reduce_view.h"
+#include "mpi_shim/lib/type_view.h"
 
 using namespace torus::mpi;
 
 namespace {
 
-// Bytes of `count` elements of `type`, or an MPI error code in *err.
-size_t bytes_of(int count, MPI_Datatype type, int* err) {
-  size_t size = type_size(type);
-  if (size == 0) *err = MPI_ERR_TYPE;
-  else if (count < 0) *err = MPI_ERR_COUNT;
-  return size * static_cast<size_t>(count < 0 ? 0 : count);
-}
-
 int finish(Comm* c, torus::Status s, const char* fn) {
   return check(c, error_from_status(s), fn);
 }
 
-// The checks every reduction shares; returns an MPI error code.
-int check_reduction(int count, MPI_Datatype type, MPI_Op op) {
-  int err = MPI_SUCCESS;
-  (void)bytes_of(count, type, &err);
-  if (err == MPI_SUCCESS) err = op_check(op, type);
-  return err;
+size_t n_of(const Comm* c) { return static_cast<size_t>(c->size); }
+
+// A send side that must carry exactly `block` bytes, as the matching receive side says (a
+// signature mismatch found locally is the receive's truncation).
+int send_block(SendView* v, const void* buf, int count, MPI_Datatype type, size_t block) {
+  if (int e = v->init(buf, count, type)) return e;
+  return v->bytes() == block ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
 }
 
 }  // namespace
@@ -43,35 +39,50 @@ int PMPI_Barrier(MPI_Comm comm) {
 int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Bcast");
-  int err = MPI_SUCCESS;
-  size_t bytes = bytes_of(count, datatype, &err);
+  size_t bytes = 0;
+  int err = type_bytes(datatype, count, &bytes);
   if (err == MPI_SUCCESS && (root < 0 || root >= c->size)) err = MPI_ERR_ROOT;
   if (err) return raise_error(c, err, "MPI_Bcast");
   if (bytes == 0 || c->size == 1) return MPI_SUCCESS;
-  return finish(c, coll::bcast(*c, buffer, bytes, root), "MPI_Bcast");
+  RecvView v;
+  if (int e = v.init(buffer, count, datatype)) return raise_error(c, e, "MPI_Bcast");
+  if (c->rank == root) v.pack_user(0, size_t(count));
+  torus::Status s = coll::bcast(*c, v.data(), bytes, root);
+  if (c->rank != root && !torus::is_error(s)) v.finish(bytes);
+  return finish(c, s, "MPI_Bcast");
 }
 
 int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Reduce");
-  int err = check_reduction(count, datatype, op);
+  int err = reduction_check(count, datatype, op);
   if (err == MPI_SUCCESS && (root < 0 || root >= c->size)) err = MPI_ERR_ROOT;
   if (err == MPI_SUCCESS && sendbuf == MPI_IN_PLACE && c->rank != root) err = MPI_ERR_BUFFER;
   if (err) return raise_error(c, err, "MPI_Reduce");
-  if (count == 0) return MPI_SUCCESS;
-  return finish(c, coll::reduce(*c, sendbuf, recvbuf, size_t(count), datatype, op, root),
-                "MPI_Reduce");
+  if (count == 0 || type_packed_size(datatype) == 0) return MPI_SUCCESS;
+  const size_t n = size_t(count);
+  ReduceView v;  // the receive buffer is significant at the root only
+  if (int e = v.init(sendbuf, n, recvbuf, c->rank == root ? n : 0, datatype, op))
+    return raise_error(c, e, "MPI_Reduce");
+  torus::Status s = coll::reduce(*c, v.sbuf(), v.rbuf(), n * v.scale(), v.type(), op, root);
+  if (c->rank == root && !torus::is_error(s)) v.finish(n);
+  return finish(c, s, "MPI_Reduce");
 }
 
 int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                    MPI_Op op, MPI_Comm comm) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Allreduce");
-  if (int err = check_reduction(count, datatype, op)) return raise_error(c, err, "MPI_Allreduce");
-  if (count == 0) return MPI_SUCCESS;
-  return finish(c, coll::allreduce(*c, sendbuf, recvbuf, size_t(count), datatype, op),
-                "MPI_Allreduce");
+  if (int err = reduction_check(count, datatype, op)) return raise_error(c, err, "MPI_Allreduce");
+  if (count == 0 || type_packed_size(datatype) == 0) return MPI_SUCCESS;
+  const size_t n = size_t(count);
+  ReduceView v;
+  if (int e = v.init(sendbuf, n, recvbuf, n, datatype, op))
+    return raise_error(c, e, "MPI_Allreduce");
+  torus::Status s = coll::allreduce(*c, v.sbuf(), v.rbuf(), n * v.scale(), v.type(), op);
+  if (!torus::is_error(s)) v.finish(n);
+  return finish(c, s, "MPI_Allreduce");
 }
 
 int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -79,13 +90,26 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Gather");
   if (root < 0 || root >= c->size) return raise_error(c, MPI_ERR_ROOT, "MPI_Gather");
-  int err = MPI_SUCCESS;
-  // The root's block is what it receives per rank; the others' is what they send.
-  size_t block = c->rank == root ? bytes_of(recvcount, recvtype, &err)
-                                 : bytes_of(sendcount, sendtype, &err);
-  if (err == MPI_SUCCESS && sendbuf == MPI_IN_PLACE && c->rank != root) err = MPI_ERR_BUFFER;
+  if (sendbuf == MPI_IN_PLACE && c->rank != root)
+    return raise_error(c, MPI_ERR_BUFFER, "MPI_Gather");
+  SendView sv;
+  if (c->rank != root) {
+    if (int e = sv.init(sendbuf, sendcount, sendtype)) return raise_error(c, e, "MPI_Gather");
+    return finish(c, coll::gather(*c, sv.data(), nullptr, sv.bytes(), root), "MPI_Gather");
+  }
+  // The root's block is what it receives per rank; its own goes into place first.
+  size_t block = 0;
+  RecvView rv;
+  int err = type_bytes(recvtype, recvcount, &block);
+  if (err == MPI_SUCCESS) err = rv.init_elements(recvbuf, n_of(c) * size_t(recvcount), recvtype);
+  if (err == MPI_SUCCESS && sendbuf != MPI_IN_PLACE)
+    err = send_block(&sv, sendbuf, sendcount, sendtype, block);
   if (err) return raise_error(c, err, "MPI_Gather");
-  return finish(c, coll::gather(*c, sendbuf, recvbuf, block, root), "MPI_Gather");
+  if (sendbuf == MPI_IN_PLACE) rv.pack_user(size_t(root) * size_t(recvcount), size_t(recvcount));
+  const void* own = sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : sv.data();
+  torus::Status s = coll::gather(*c, own, rv.data(), block, root);
+  if (!torus::is_error(s)) rv.finish(rv.bytes());
+  return finish(c, s, "MPI_Gather");
 }
 
 int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -93,36 +117,72 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Scatter");
   if (root < 0 || root >= c->size) return raise_error(c, MPI_ERR_ROOT, "MPI_Scatter");
-  int err = MPI_SUCCESS;
-  size_t block = c->rank == root ? bytes_of(sendcount, sendtype, &err)
-                                 : bytes_of(recvcount, recvtype, &err);
-  if (err == MPI_SUCCESS && recvbuf == MPI_IN_PLACE && c->rank != root) err = MPI_ERR_BUFFER;
+  if (recvbuf == MPI_IN_PLACE && c->rank != root)
+    return raise_error(c, MPI_ERR_BUFFER, "MPI_Scatter");
+  RecvView rv;
+  if (c->rank != root) {
+    if (int e = rv.init(recvbuf, recvcount, recvtype)) return raise_error(c, e, "MPI_Scatter");
+    torus::Status s = coll::scatter(*c, nullptr, rv.data(), rv.bytes(), root);
+    if (!torus::is_error(s)) rv.finish(rv.bytes());
+    return finish(c, s, "MPI_Scatter");
+  }
+  size_t block = 0;
+  SendView sv;
+  int err = type_bytes(sendtype, sendcount, &block);
+  if (err == MPI_SUCCESS) err = sv.init_elements(sendbuf, n_of(c) * size_t(sendcount), sendtype);
+  if (err == MPI_SUCCESS && recvbuf != MPI_IN_PLACE) {
+    err = rv.init(recvbuf, recvcount, recvtype);
+    if (err == MPI_SUCCESS && rv.bytes() != block) err = MPI_ERR_TRUNCATE;
+  }
   if (err) return raise_error(c, err, "MPI_Scatter");
-  return finish(c, coll::scatter(*c, sendbuf, recvbuf, block, root), "MPI_Scatter");
+  void* own = recvbuf == MPI_IN_PLACE ? MPI_IN_PLACE : rv.data();
+  torus::Status s = coll::scatter(*c, sv.data(), own, block, root);
+  if (!torus::is_error(s)) rv.finish(rv.bytes());
+  return finish(c, s, "MPI_Scatter");
 }
 
 int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Allgather");
-  (void)sendcount;
-  (void)sendtype;  // must describe the same bytes as the receive side (the standard's rule)
-  int err = MPI_SUCCESS;
-  size_t block = bytes_of(recvcount, recvtype, &err);
+  size_t block = 0;
+  SendView sv;
+  RecvView rv;
+  int err = type_bytes(recvtype, recvcount, &block);
+  if (err == MPI_SUCCESS) err = rv.init_elements(recvbuf, n_of(c) * size_t(recvcount), recvtype);
+  if (err == MPI_SUCCESS && sendbuf != MPI_IN_PLACE)
+    err = send_block(&sv, sendbuf, sendcount, sendtype, block);
   if (err) return raise_error(c, err, "MPI_Allgather");
-  return finish(c, coll::allgather(*c, sendbuf, recvbuf, block), "MPI_Allgather");
+  if (sendbuf == MPI_IN_PLACE)
+    rv.pack_user(size_t(c->rank) * size_t(recvcount), size_t(recvcount));
+  const void* own = sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : sv.data();
+  torus::Status s = coll::allgather(*c, own, rv.data(), block);
+  if (!torus::is_error(s)) rv.finish(rv.bytes());
+  return finish(c, s, "MPI_Allgather");
 }
 
 int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Alltoall");
-  (void)sendcount;
-  (void)sendtype;
-  int err = MPI_SUCCESS;
-  size_t block = bytes_of(recvcount, recvtype, &err);
+  size_t block = 0;
+  SendView sv;
+  RecvView rv;
+  const size_t n = n_of(c);
+  int err = type_bytes(recvtype, recvcount, &block);
+  if (err == MPI_SUCCESS) err = rv.init_elements(recvbuf, n * size_t(recvcount), recvtype);
+  if (err == MPI_SUCCESS && sendbuf != MPI_IN_PLACE) {
+    size_t sblock = 0;
+    err = type_bytes(sendtype, sendcount, &sblock);
+    if (err == MPI_SUCCESS && sblock != block) err = MPI_ERR_TRUNCATE;
+    if (err == MPI_SUCCESS) err = sv.init_elements(sendbuf, n * size_t(sendcount), sendtype);
+  }
   if (err) return raise_error(c, err, "MPI_Alltoall");
-  return finish(c, coll::alltoall(*c, sendbuf, recvbuf, block), "MPI_Alltoall");
+  if (sendbuf == MPI_IN_PLACE) rv.pack_user(0, n * size_t(recvcount));
+  const void* own = sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : sv.data();
+  torus::Status s = coll::alltoall(*c, own, rv.data(), block);
+  if (!torus::is_error(s)) rv.finish(rv.bytes());
+  return finish(c, s, "MPI_Alltoall");
 }
 
 TORUS_MPI_ALIAS(MPI_Barrier)

@@ -1,4 +1,5 @@
 // MPI_Reduce_scatter and MPI_Reduce_scatter_block: argument checks, then coll::reduce_scatter.
+#include <utility>
 #include <vector>
 
 #include "mpi_shim/lib/coll.h"
@@ -6,6 +7,8 @@
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/op.h"
 #include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/reduce_view.h"
+#include "mpi_shim/lib/type_view.h"
 
 using namespace torus::mpi;
 
@@ -13,16 +16,22 @@ namespace {
 
 // counts: elements per rank (already checked to be >= 0).
 int reduce_scatter_common(Comm* c, const void* sendbuf, void* recvbuf,
-                          const std::vector<size_t>& counts, MPI_Datatype datatype, MPI_Op op,
+                          std::vector<size_t> counts, MPI_Datatype datatype, MPI_Op op,
                           const char* fn) {
-  int err = type_size(datatype) == 0 ? MPI_ERR_TYPE : op_check(op, datatype);
-  if (err) return raise_error(c, err, fn);
+  if (int err = reduction_check(0, datatype, op)) return raise_error(c, err, fn);
   size_t total = 0;
   for (size_t n : counts) total += n;
-  if (total == 0) return MPI_SUCCESS;
-  return check(c, error_from_status(coll::reduce_scatter(*c, sendbuf, recvbuf, counts.data(),
-                                                         datatype, op)),
-               fn);
+  if (total == 0 || type_packed_size(datatype) == 0) return MPI_SUCCESS;
+  // In place, the input is the whole of recvbuf; the result is its first counts[rank].
+  const size_t mine = counts[size_t(c->rank)];
+  ReduceView v;
+  if (int e = v.init(sendbuf, total, recvbuf, sendbuf == MPI_IN_PLACE ? total : mine, datatype,
+                     op))
+    return raise_error(c, e, fn);
+  for (size_t& n : counts) n *= v.scale();
+  torus::Status s = coll::reduce_scatter(*c, v.sbuf(), v.rbuf(), counts.data(), v.type(), op);
+  if (!torus::is_error(s)) v.finish(mine);
+  return check(c, error_from_status(s), fn);
 }
 
 }  // namespace
@@ -39,7 +48,8 @@ int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcount
     if (recvcounts[i] < 0) return raise_error(c, MPI_ERR_COUNT, "MPI_Reduce_scatter");
     counts[size_t(i)] = size_t(recvcounts[i]);
   }
-  return reduce_scatter_common(c, sendbuf, recvbuf, counts, datatype, op, "MPI_Reduce_scatter");
+  return reduce_scatter_common(c, sendbuf, recvbuf, std::move(counts), datatype, op,
+                               "MPI_Reduce_scatter");
 }
 
 int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
@@ -47,8 +57,8 @@ int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Reduce_scatter_block");
   if (recvcount < 0) return raise_error(c, MPI_ERR_COUNT, "MPI_Reduce_scatter_block");
-  const std::vector<size_t> counts(size_t(c->size), size_t(recvcount));
-  return reduce_scatter_common(c, sendbuf, recvbuf, counts, datatype, op,
+  std::vector<size_t> counts(size_t(c->size), size_t(recvcount));
+  return reduce_scatter_common(c, sendbuf, recvbuf, std::move(counts), datatype, op,
                                "MPI_Reduce_scatter_block");
 }
 

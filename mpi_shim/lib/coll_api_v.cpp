@@ -1,41 +1,18 @@
 // MPI_Gatherv, Scatterv, Allgatherv, Alltoallv, Scan, Exscan: argument checks, counts and
-// displacements turned into bytes (predefined types are contiguous: extent == size), then
-// the algorithms of coll.h.
-#include <vector>
-
+// displacements turned into bytes (type_blocks.h: dense types in place, others packed back
+// to back in a staging area), then the algorithms of coll.h.
 #include "mpi_shim/lib/coll.h"
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/op.h"
 #include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/reduce_view.h"
+#include "mpi_shim/lib/type_blocks.h"
+#include "mpi_shim/lib/type_view.h"
 
 using namespace torus::mpi;
 
 namespace {
-
-// counts[i] and displs[i] (elements of `type`) of n ranks in bytes; an MPI error code.
-int to_bytes(int n, const int* counts, const int* displs, MPI_Datatype type,
-             std::vector<size_t>* bcounts, std::vector<size_t>* bdispls) {
-  const size_t size = type_size(type);
-  if (size == 0) return MPI_ERR_TYPE;
-  bcounts->resize(size_t(n));
-  bdispls->resize(size_t(n));
-  for (int i = 0; i < n; ++i) {
-    if (counts[i] < 0) return MPI_ERR_COUNT;
-    if (displs[i] < 0) return MPI_ERR_ARG;
-    (*bcounts)[size_t(i)] = size_t(counts[i]) * size;
-    (*bdispls)[size_t(i)] = size_t(displs[i]) * size;
-  }
-  return MPI_SUCCESS;
-}
-
-int bytes_of(int count, MPI_Datatype type, size_t* bytes) {
-  const size_t size = type_size(type);
-  if (size == 0) return MPI_ERR_TYPE;
-  if (count < 0) return MPI_ERR_COUNT;
-  *bytes = size * size_t(count);
-  return MPI_SUCCESS;
-}
 
 int finish(Comm* c, torus::Status s, const char* fn) {
   return check(c, error_from_status(s), fn);
@@ -51,16 +28,21 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Gatherv");
   if (root < 0 || root >= c->size) return raise_error(c, MPI_ERR_ROOT, "MPI_Gatherv");
-  size_t sbytes = 0;
-  std::vector<size_t> counts, offsets;
+  SendView sv;
+  TypeBlocks rb;
   int err = MPI_SUCCESS;
-  if (c->rank == root) err = to_bytes(c->size, recvcounts, displs, recvtype, &counts, &offsets);
-  if (err == MPI_SUCCESS && sendbuf != MPI_IN_PLACE) err = bytes_of(sendcount, sendtype, &sbytes);
+  if (c->rank == root) err = rb.init(recvbuf, c->size, recvcounts, displs, recvtype);
+  if (err == MPI_SUCCESS && sendbuf != MPI_IN_PLACE) err = sv.init(sendbuf, sendcount, sendtype);
   if (err == MPI_SUCCESS && sendbuf == MPI_IN_PLACE && c->rank != root) err = MPI_ERR_BUFFER;
+  if (err == MPI_SUCCESS && c->rank == root && sendbuf != MPI_IN_PLACE &&
+      sv.bytes() != rb.counts()[root])
+    err = MPI_ERR_TRUNCATE;
   if (err) return raise_error(c, err, "MPI_Gatherv");
-  return finish(c, coll::gatherv(*c, sendbuf, sbytes, recvbuf, counts.data(), offsets.data(),
-                                 root),
-                "MPI_Gatherv");
+  if (c->rank == root && sendbuf == MPI_IN_PLACE) rb.pack(root);
+  const void* own = sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : sv.data();
+  torus::Status s = coll::gatherv(*c, own, sv.bytes(), rb.data(), rb.counts(), rb.offsets(), root);
+  if (c->rank == root && !torus::is_error(s)) rb.unpack_all();
+  return finish(c, s, "MPI_Gatherv");
 }
 
 int PMPI_Scatterv(const void* sendbuf, const int* sendcounts, const int* displs,
@@ -69,16 +51,22 @@ int PMPI_Scatterv(const void* sendbuf, const int* sendcounts, const int* displs,
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Scatterv");
   if (root < 0 || root >= c->size) return raise_error(c, MPI_ERR_ROOT, "MPI_Scatterv");
-  size_t rbytes = 0;
-  std::vector<size_t> counts, offsets;
+  TypeBlocks sb;
+  RecvView rv;
   int err = MPI_SUCCESS;
-  if (c->rank == root) err = to_bytes(c->size, sendcounts, displs, sendtype, &counts, &offsets);
-  if (err == MPI_SUCCESS && recvbuf != MPI_IN_PLACE) err = bytes_of(recvcount, recvtype, &rbytes);
+  if (c->rank == root) err = sb.init(sendbuf, c->size, sendcounts, displs, sendtype);
+  if (err == MPI_SUCCESS && recvbuf != MPI_IN_PLACE) err = rv.init(recvbuf, recvcount, recvtype);
   if (err == MPI_SUCCESS && recvbuf == MPI_IN_PLACE && c->rank != root) err = MPI_ERR_BUFFER;
+  if (err == MPI_SUCCESS && c->rank == root && recvbuf != MPI_IN_PLACE &&
+      rv.bytes() != sb.counts()[root])
+    err = MPI_ERR_TRUNCATE;
   if (err) return raise_error(c, err, "MPI_Scatterv");
-  return finish(c, coll::scatterv(*c, sendbuf, counts.data(), offsets.data(), recvbuf, rbytes,
-                                  root),
-                "MPI_Scatterv");
+  sb.pack_all();
+  void* own = recvbuf == MPI_IN_PLACE ? MPI_IN_PLACE : rv.data();
+  torus::Status s =
+      coll::scatterv(*c, sb.data(), sb.counts(), sb.offsets(), own, rv.bytes(), root);
+  if (!torus::is_error(s)) rv.finish(rv.bytes());
+  return finish(c, s, "MPI_Scatterv");
 }
 
 int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -86,13 +74,19 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
                     MPI_Comm comm) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Allgatherv");
-  (void)sendcount;  // must describe recvcounts[rank] bytes (the standard's rule)
-  (void)sendtype;
-  std::vector<size_t> counts, offsets;
-  if (int err = to_bytes(c->size, recvcounts, displs, recvtype, &counts, &offsets))
-    return raise_error(c, err, "MPI_Allgatherv");
-  return finish(c, coll::allgatherv(*c, sendbuf, recvbuf, counts.data(), offsets.data()),
-                "MPI_Allgatherv");
+  SendView sv;
+  TypeBlocks rb;
+  int err = rb.init(recvbuf, c->size, recvcounts, displs, recvtype);
+  if (err == MPI_SUCCESS && sendbuf != MPI_IN_PLACE) {
+    err = sv.init(sendbuf, sendcount, sendtype);
+    if (err == MPI_SUCCESS && sv.bytes() != rb.counts()[c->rank]) err = MPI_ERR_TRUNCATE;
+  }
+  if (err) return raise_error(c, err, "MPI_Allgatherv");
+  if (sendbuf == MPI_IN_PLACE) rb.pack(c->rank);
+  const void* own = sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : sv.data();
+  torus::Status s = coll::allgatherv(*c, own, rb.data(), rb.counts(), rb.offsets());
+  if (!torus::is_error(s)) rb.unpack_all();
+  return finish(c, s, "MPI_Allgatherv");
 }
 
 int PMPI_Alltoallv(const void* sendbuf, const int* sendcounts, const int* sdispls,
@@ -102,25 +96,31 @@ int PMPI_Alltoallv(const void* sendbuf, const int* sendcounts, const int* sdispl
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Alltoallv");
   if (sendbuf == MPI_IN_PLACE)
     return raise_error(c, MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Alltoallv");
-  std::vector<size_t> sc, so, rc, ro;
-  int err = to_bytes(c->size, sendcounts, sdispls, sendtype, &sc, &so);
-  if (err == MPI_SUCCESS) err = to_bytes(c->size, recvcounts, rdispls, recvtype, &rc, &ro);
+  TypeBlocks sb, rb;
+  int err = sb.init(sendbuf, c->size, sendcounts, sdispls, sendtype);
+  if (err == MPI_SUCCESS) err = rb.init(recvbuf, c->size, recvcounts, rdispls, recvtype);
+  if (err == MPI_SUCCESS && sb.counts()[c->rank] != rb.counts()[c->rank]) err = MPI_ERR_TRUNCATE;
   if (err) return raise_error(c, err, "MPI_Alltoallv");
-  return finish(c, coll::alltoallv(*c, sendbuf, sc.data(), so.data(), recvbuf, rc.data(),
-                                   ro.data()),
-                "MPI_Alltoallv");
+  sb.pack_all();
+  torus::Status s = coll::alltoallv(*c, sb.data(), sb.counts(), sb.offsets(), rb.data(),
+                                    rb.counts(), rb.offsets());
+  if (!torus::is_error(s)) rb.unpack_all();
+  return finish(c, s, "MPI_Alltoallv");
 }
 
 static int scan_common(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                        MPI_Op op, MPI_Comm comm, bool exclusive, const char* fn) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, fn);
-  size_t bytes = 0;
-  int err = bytes_of(count, datatype, &bytes);
-  if (err == MPI_SUCCESS) err = op_check(op, datatype);
-  if (err) return raise_error(c, err, fn);
-  if (count == 0) return MPI_SUCCESS;
-  return finish(c, coll::scan(*c, sendbuf, recvbuf, size_t(count), datatype, op, exclusive), fn);
+  if (int err = reduction_check(count, datatype, op)) return raise_error(c, err, fn);
+  if (count == 0 || type_packed_size(datatype) == 0) return MPI_SUCCESS;
+  const size_t n = size_t(count);
+  ReduceView v;
+  if (int e = v.init(sendbuf, n, recvbuf, n, datatype, op)) return raise_error(c, e, fn);
+  torus::Status s = coll::scan(*c, v.sbuf(), v.rbuf(), n * v.scale(), v.type(), op, exclusive);
+  // Exscan leaves rank 0's receive buffer untouched.
+  if (!torus::is_error(s) && !(exclusive && c->rank == 0)) v.finish(n);
+  return finish(c, s, fn);
 }
 
 int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,

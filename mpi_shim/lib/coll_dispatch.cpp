@@ -6,6 +6,7 @@
 #include "mpi_shim/lib/coll_select.h"
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/op.h"
+#include "mpi_shim/lib/type_view.h"
 
 namespace torus::mpi::coll {
 namespace {
@@ -26,7 +27,7 @@ Status bcast(Comm& c, void* buf, size_t bytes, int root) {
 
 Status reduce(Comm& c, const void* sbuf, void* rbuf, size_t count, MPI_Datatype type, MPI_Op op,
               int root) {
-  const size_t bytes = count * type_size(type);
+  const size_t bytes = count * type_packed_size(type);
   if (c.size == 1) {
     copy_in(sbuf, rbuf, bytes);
     return Status::Ok;
@@ -38,7 +39,7 @@ Status reduce(Comm& c, const void* sbuf, void* rbuf, size_t count, MPI_Datatype 
 
 Status allreduce(Comm& c, const void* sbuf, void* rbuf, size_t count, MPI_Datatype type,
                  MPI_Op op) {
-  const size_t bytes = count * type_size(type);
+  const size_t bytes = count * type_packed_size(type);
   if (c.size == 1) {
     copy_in(sbuf, rbuf, bytes);
     return Status::Ok;
@@ -52,7 +53,7 @@ Status allreduce(Comm& c, const void* sbuf, void* rbuf, size_t count, MPI_Dataty
 
 Status reduce_scatter(Comm& c, const void* sbuf, void* rbuf, const size_t* counts,
                       MPI_Datatype type, MPI_Op op) {
-  const size_t esize = type_size(type);
+  const size_t esize = type_packed_size(type);
   if (c.size == 1) {
     copy_in(sbuf, rbuf, counts[0] * esize);
     return Status::Ok;

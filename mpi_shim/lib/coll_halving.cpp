@@ -3,6 +3,7 @@
 
 #include "mpi_shim/lib/coll_util.h"
 #include "mpi_shim/lib/datatype.h"
+#include "mpi_shim/lib/type_view.h"
 
 namespace torus::mpi::coll {
 
@@ -21,7 +22,7 @@ int halving_block(int newrank, int pof2) {
 Status fold_in(const CollContext& cc, const Fold& f, const std::byte* mine, std::byte* work,
                std::byte* tmp, size_t bytes, MPI_Op op, MPI_Datatype type, bool commutative) {
   const int r = cc.rank();
-  const size_t esize = type_size(type);
+  const size_t esize = type_packed_size(type);
   if (f.newrank < 0)
     return stream_exchange(cc, kFoldPhase, r + 1, mine, bytes, -1, nullptr, 0,
                            segment_bytes(esize), [](size_t, size_t) {});
@@ -35,7 +36,7 @@ Status fold_in(const CollContext& cc, const Fold& f, const std::byte* mine, std:
 Status halve(const CollContext& cc, const Fold& f, const size_t* off, const std::byte* cur,
              std::byte* work, std::byte* tmp, MPI_Op op, MPI_Datatype type, bool commutative,
              std::vector<std::pair<int, int>>* levels) {
-  const size_t esize = type_size(type), seg = segment_bytes(esize);
+  const size_t esize = type_packed_size(type), seg = segment_bytes(esize);
   int lo = 0, hi = f.pof2;
   for (int mask = 1, phase = kHalvingPhase; mask < f.pof2; mask <<= 1, ++phase) {
     const int partner = f.newrank ^ mask;

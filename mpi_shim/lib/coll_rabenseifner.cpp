@@ -10,6 +10,7 @@
 #include "mpi_shim/lib/coll_util.h"
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/op.h"
+#include "mpi_shim/lib/type_view.h"
 
 namespace torus::mpi::coll {
 namespace {
@@ -39,7 +40,7 @@ Status allreduce_rabenseifner(Comm& c, const void* sbuf, void* rbuf, size_t coun
                               MPI_Datatype type, MPI_Op op) {
   CollContext cc(c);
   const int r = cc.rank();
-  const size_t esize = type_size(type), bytes = count * esize;
+  const size_t esize = type_packed_size(type), bytes = count * esize;
   const bool commutative = op_commutative(op);
   const std::byte* mine = static_cast<const std::byte*>(sbuf == MPI_IN_PLACE ? rbuf : sbuf);
   std::byte* work = static_cast<std::byte*>(rbuf);
@@ -69,7 +70,7 @@ Status reduce_rabenseifner(Comm& c, const void* sbuf, void* rbuf, size_t count,
                            MPI_Datatype type, MPI_Op op, int root) {
   CollContext cc(c);
   const int r = cc.rank();
-  const size_t esize = type_size(type), bytes = count * esize;
+  const size_t esize = type_packed_size(type), bytes = count * esize;
   const bool commutative = op_commutative(op);
   const std::byte* mine = static_cast<const std::byte*>(sbuf == MPI_IN_PLACE ? rbuf : sbuf);
   const Fold f(cc.size(), r);

@@ -11,6 +11,7 @@
 #include "mpi_shim/lib/coll_util.h"
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/op.h"
+#include "mpi_shim/lib/type_view.h"
 
 namespace torus::mpi::coll {
 
@@ -24,7 +25,7 @@ Status reduce_binomial(Comm& c, const void* sbuf, void* rbuf, size_t count, MPI_
   // every subtree is a range of consecutive ranks, and rank 0 passes the result on.
   const int tree_root = commutative ? root : 0;
   const int vr = (r - tree_root + n) % n;
-  const size_t bytes = count * type_size(type);
+  const size_t bytes = count * type_packed_size(type);
   // `cur` holds this rank's partial result: the send buffer until the first combine, which
   // writes into `acc` (the root's receive buffer, a scratch area elsewhere). A leaf thus
   // sends straight from the user's buffer, and nobody copies it first.
@@ -57,7 +58,7 @@ Status allreduce_recursive_doubling(Comm& c, const void* sbuf, void* rbuf, size_
                                     MPI_Datatype type, MPI_Op op) {
   CollContext cc(c);
   const int n = cc.size(), r = cc.rank();
-  const size_t bytes = count * type_size(type);
+  const size_t bytes = count * type_packed_size(type);
   const bool commutative = op_commutative(op);
   // As in reduce: the partial result lives in the send buffer until the first combine
   // writes it into rbuf.

@@ -11,6 +11,7 @@
 #include "mpi_shim/lib/coll_util.h"
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/op.h"
+#include "mpi_shim/lib/type_view.h"
 
 namespace torus::mpi::coll {
 
@@ -18,7 +19,7 @@ Status reduce_scatter_halving(Comm& c, const void* sbuf, void* rbuf, const size_
                               MPI_Datatype type, MPI_Op op) {
   CollContext cc(c);
   const int n = cc.size(), r = cc.rank();
-  const size_t esize = type_size(type);
+  const size_t esize = type_packed_size(type);
   const bool commutative = op_commutative(op);
   std::vector<size_t> disp(size_t(n) + 1);
   for (size_t i = 0; i < size_t(n); ++i) disp[i + 1] = disp[i] + counts[i] * esize;

@@ -11,6 +11,7 @@
 #include "mpi_shim/lib/coll_util.h"
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/op.h"
+#include "mpi_shim/lib/type_view.h"
 
 namespace torus::mpi::coll {
 
@@ -103,7 +104,7 @@ RingPass reduce_pass(const CollContext& cc, const std::vector<size_t>& disp,
   p.len = len.data();
   p.src = mine;
   p.dst = dst;
-  p.esize = type_size(type);
+  p.esize = type_packed_size(type);
   p.tmp = tmp;
   p.tmp_area = tmp_area;
   p.mine = mine;
@@ -118,7 +119,7 @@ Status allreduce_ring(Comm& c, const void* sbuf, void* rbuf, size_t count, MPI_D
                       MPI_Op op) {
   CollContext cc(c);
   const int n = cc.size(), r = cc.rank();
-  const size_t esize = type_size(type);
+  const size_t esize = type_packed_size(type);
   const std::byte* mine = static_cast<const std::byte*>(sbuf == MPI_IN_PLACE ? rbuf : sbuf);
   std::byte* dst = static_cast<std::byte*>(rbuf);
   std::vector<size_t> disp = even_blocks(count, n, esize);
@@ -144,7 +145,7 @@ Status reduce_scatter_ring(Comm& c, const void* sbuf, void* rbuf, const size_t* 
                            MPI_Datatype type, MPI_Op op) {
   CollContext cc(c);
   const int n = cc.size(), r = cc.rank();
-  const size_t esize = type_size(type);
+  const size_t esize = type_packed_size(type);
   std::vector<size_t> disp(size_t(n) + 1), len(static_cast<size_t>(n));
   for (size_t i = 0; i < size_t(n); ++i) {
     len[i] = counts[i] * esize;

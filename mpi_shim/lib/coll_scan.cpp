@@ -9,6 +9,7 @@
 #include "mpi_shim/lib/coll_context.h"
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/op.h"
+#include "mpi_shim/lib/type_view.h"
 
 namespace torus::mpi::coll {
 
@@ -16,7 +17,7 @@ Status scan(Comm& c, const void* sbuf, void* rbuf, size_t count, MPI_Datatype ty
             bool exclusive) {
   CollContext cc(c);
   const int n = cc.size(), r = cc.rank();
-  const size_t bytes = count * type_size(type);
+  const size_t bytes = count * type_packed_size(type);
   std::byte* space = c.scratch(2 * bytes).data();
   std::byte* partial = space;           // reduction over the ranks this one has heard of
   std::byte* incoming = space + bytes;  // the partner's partial

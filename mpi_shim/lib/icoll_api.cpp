@@ -1,31 +1,51 @@
 // MPI_Ibarrier, Ibcast, Ireduce, Iallreduce, Igather, Iscatter, Iallgather, Ialltoall:
 // the blocking versions' argument checks (same error classes), then an operation of icoll.h
 // behind a new request. Calls with nothing to move get a request that is complete already.
+// Non-dense datatypes go through staging areas the request owns (type_view.h, reduce_view.h).
+#include <memory>
+#include <utility>
+
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/icoll.h"
 #include "mpi_shim/lib/op.h"
 #include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/reduce_view.h"
 #include "mpi_shim/lib/status.h"
+#include "mpi_shim/lib/type_view.h"
 
 using namespace torus::mpi;
 
 namespace {
 
-// Bytes of `count` elements of `type`, or an MPI error code in *err.
-size_t bytes_of(int count, MPI_Datatype type, int* err) {
-  size_t size = type_size(type);
-  if (size == 0) *err = MPI_ERR_TYPE;
-  else if (count < 0) *err = MPI_ERR_COUNT;
-  return size * static_cast<size_t>(count < 0 ? 0 : count);
-}
+// The staging areas of a nonblocking collective on non-dense types: they live until the
+// operation completes, and what it received is unpacked when it is completed.
+struct Staging {
+  SendView send;
+  RecvView recv;
+  bool unpack_recv = false;
+  ReduceView red;
+  size_t red_elements = 0;  // unpacked from red when non-zero
+  bool staged() const { return send.staged() || recv.staged() || red.staged(); }
+};
 
-int check_reduction(int count, MPI_Datatype type, MPI_Op op) {
-  int err = MPI_SUCCESS;
-  (void)bytes_of(count, type, &err);
-  if (err == MPI_SUCCESS && !op_valid(op, type)) err = MPI_ERR_OP;
-  return err;
-}
+class StagedColl final : public PendingOp {
+ public:
+  StagedColl(std::unique_ptr<PendingOp> inner, std::unique_ptr<Staging> staging)
+      : inner_(std::move(inner)), staging_(std::move(staging)) {}
+  bool poll() override { return inner_->poll(); }
+  int finish(MPI_Status* status) override {
+    const int code = inner_->finish(status);
+    if (code != MPI_SUCCESS) return code;
+    if (staging_->unpack_recv) staging_->recv.finish(staging_->recv.bytes());
+    if (staging_->red_elements) staging_->red.finish(staging_->red_elements);
+    return code;
+  }
+
+ private:
+  std::unique_ptr<PendingOp> inner_;
+  std::unique_ptr<Staging> staging_;
+};
 
 // A request that Wait/Test complete at once, successfully.
 MPI_Request done_request(const Comm& c) {
@@ -38,6 +58,15 @@ int start(const Comm& c, std::unique_ptr<PendingOp> op, MPI_Request* request) {
   *request = request_create_op(std::move(op), c.errhandler);
   return MPI_SUCCESS;
 }
+
+// Dense types went straight from the user's buffers: no wrapper, no staging.
+int start(const Comm& c, std::unique_ptr<PendingOp> op, std::unique_ptr<Staging> staging,
+          MPI_Request* request) {
+  if (staging->staged()) op = std::make_unique<StagedColl>(std::move(op), std::move(staging));
+  return start(c, std::move(op), request);
+}
+
+size_t n_of(const Comm* c) { return static_cast<size_t>(c->size); }
 
 // The communicator, or nullptr after raising MPI_ERR_COMM (MPI_ERR_ARG for a null request
 // pointer) through the right handler; *err holds the code to return then.
@@ -74,14 +103,20 @@ int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Co
   int err = MPI_SUCCESS;
   Comm* c = comm_and_request(comm, request, "MPI_Ibcast", &err);
   if (!c) return err;
-  size_t bytes = bytes_of(count, datatype, &err);
+  size_t bytes = 0;
+  err = type_bytes(datatype, count, &bytes);
   if (err == MPI_SUCCESS && (root < 0 || root >= c->size)) err = MPI_ERR_ROOT;
   if (err) return raise_error(c, err, "MPI_Ibcast");
   if (bytes == 0 || c->size == 1) {
     *request = done_request(*c);
     return MPI_SUCCESS;
   }
-  return start(*c, icoll::ibcast(*c, buffer, bytes, root), request);
+  auto st = std::make_unique<Staging>();
+  if (int e = st->recv.init(buffer, count, datatype)) return raise_error(c, e, "MPI_Ibcast");
+  if (c->rank == root) st->recv.pack_user(0, size_t(count));
+  st->unpack_recv = c->rank != root;
+  auto pending = icoll::ibcast(*c, st->recv.data(), bytes, root);
+  return start(*c, std::move(pending), std::move(st), request);
 }
 
 int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -89,16 +124,22 @@ int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
   int err = MPI_SUCCESS;
   Comm* c = comm_and_request(comm, request, "MPI_Ireduce", &err);
   if (!c) return err;
-  err = check_reduction(count, datatype, op);
+  err = reduction_check(count, datatype, op);
   if (err == MPI_SUCCESS && (root < 0 || root >= c->size)) err = MPI_ERR_ROOT;
   if (err == MPI_SUCCESS && sendbuf == MPI_IN_PLACE && c->rank != root) err = MPI_ERR_BUFFER;
   if (err) return raise_error(c, err, "MPI_Ireduce");
-  if (count == 0) {
+  if (count == 0 || type_packed_size(datatype) == 0) {
     *request = done_request(*c);
     return MPI_SUCCESS;
   }
-  return start(*c, icoll::ireduce(*c, sendbuf, recvbuf, size_t(count), datatype, op, root),
-               request);
+  const size_t n = size_t(count);
+  auto st = std::make_unique<Staging>();
+  ReduceView& v = st->red;
+  if (int e = v.init(sendbuf, n, recvbuf, c->rank == root ? n : 0, datatype, op))
+    return raise_error(c, e, "MPI_Ireduce");
+  if (c->rank == root) st->red_elements = n;
+  auto pending = icoll::ireduce(*c, v.sbuf(), v.rbuf(), n * v.scale(), v.type(), op, root);
+  return start(*c, std::move(pending), std::move(st), request);
 }
 
 int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
@@ -106,13 +147,19 @@ int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
   int err = MPI_SUCCESS;
   Comm* c = comm_and_request(comm, request, "MPI_Iallreduce", &err);
   if (!c) return err;
-  if ((err = check_reduction(count, datatype, op))) return raise_error(c, err, "MPI_Iallreduce");
-  if (count == 0) {
+  if ((err = reduction_check(count, datatype, op))) return raise_error(c, err, "MPI_Iallreduce");
+  if (count == 0 || type_packed_size(datatype) == 0) {
     *request = done_request(*c);
     return MPI_SUCCESS;
   }
-  return start(*c, icoll::iallreduce(*c, sendbuf, recvbuf, size_t(count), datatype, op),
-               request);
+  const size_t n = size_t(count);
+  auto st = std::make_unique<Staging>();
+  ReduceView& v = st->red;
+  if (int e = v.init(sendbuf, n, recvbuf, n, datatype, op))
+    return raise_error(c, e, "MPI_Iallreduce");
+  st->red_elements = n;
+  auto pending = icoll::iallreduce(*c, v.sbuf(), v.rbuf(), n * v.scale(), v.type(), op);
+  return start(*c, std::move(pending), std::move(st), request);
 }
 
 int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -122,12 +169,31 @@ int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   Comm* c = comm_and_request(comm, request, "MPI_Igather", &err);
   if (!c) return err;
   if (root < 0 || root >= c->size) return raise_error(c, MPI_ERR_ROOT, "MPI_Igather");
-  // The root's block is what it receives per rank; the others' is what they send.
-  size_t block = c->rank == root ? bytes_of(recvcount, recvtype, &err)
-                                 : bytes_of(sendcount, sendtype, &err);
-  if (err == MPI_SUCCESS && sendbuf == MPI_IN_PLACE && c->rank != root) err = MPI_ERR_BUFFER;
+  if (sendbuf == MPI_IN_PLACE && c->rank != root)
+    return raise_error(c, MPI_ERR_BUFFER, "MPI_Igather");
+  auto st = std::make_unique<Staging>();
+  if (c->rank != root) {
+    if (int e = st->send.init(sendbuf, sendcount, sendtype))
+      return raise_error(c, e, "MPI_Igather");
+    auto pending = icoll::igather(*c, st->send.data(), nullptr, st->send.bytes(), root);
+    return start(*c, std::move(pending), std::move(st), request);
+  }
+  // The root's block is what it receives per rank; its own goes into place first.
+  size_t block = 0;
+  err = type_bytes(recvtype, recvcount, &block);
+  if (err == MPI_SUCCESS)
+    err = st->recv.init_elements(recvbuf, n_of(c) * size_t(recvcount), recvtype);
+  if (err == MPI_SUCCESS && sendbuf != MPI_IN_PLACE) {
+    err = st->send.init(sendbuf, sendcount, sendtype);
+    if (err == MPI_SUCCESS && st->send.bytes() != block) err = MPI_ERR_TRUNCATE;
+  }
   if (err) return raise_error(c, err, "MPI_Igather");
-  return start(*c, icoll::igather(*c, sendbuf, recvbuf, block, root), request);
+  if (sendbuf == MPI_IN_PLACE)
+    st->recv.pack_user(size_t(root) * size_t(recvcount), size_t(recvcount));
+  st->unpack_recv = true;
+  const void* own = sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : st->send.data();
+  auto pending = icoll::igather(*c, own, st->recv.data(), block, root);
+  return start(*c, std::move(pending), std::move(st), request);
 }
 
 int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -137,11 +203,28 @@ int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   Comm* c = comm_and_request(comm, request, "MPI_Iscatter", &err);
   if (!c) return err;
   if (root < 0 || root >= c->size) return raise_error(c, MPI_ERR_ROOT, "MPI_Iscatter");
-  size_t block = c->rank == root ? bytes_of(sendcount, sendtype, &err)
-                                 : bytes_of(recvcount, recvtype, &err);
-  if (err == MPI_SUCCESS && recvbuf == MPI_IN_PLACE && c->rank != root) err = MPI_ERR_BUFFER;
+  if (recvbuf == MPI_IN_PLACE && c->rank != root)
+    return raise_error(c, MPI_ERR_BUFFER, "MPI_Iscatter");
+  auto st = std::make_unique<Staging>();
+  st->unpack_recv = true;
+  if (c->rank != root) {
+    if (int e = st->recv.init(recvbuf, recvcount, recvtype))
+      return raise_error(c, e, "MPI_Iscatter");
+    auto pending = icoll::iscatter(*c, nullptr, st->recv.data(), st->recv.bytes(), root);
+    return start(*c, std::move(pending), std::move(st), request);
+  }
+  size_t block = 0;
+  err = type_bytes(sendtype, sendcount, &block);
+  if (err == MPI_SUCCESS)
+    err = st->send.init_elements(sendbuf, n_of(c) * size_t(sendcount), sendtype);
+  if (err == MPI_SUCCESS && recvbuf != MPI_IN_PLACE) {
+    err = st->recv.init(recvbuf, recvcount, recvtype);
+    if (err == MPI_SUCCESS && st->recv.bytes() != block) err = MPI_ERR_TRUNCATE;
+  }
   if (err) return raise_error(c, err, "MPI_Iscatter");
-  return start(*c, icoll::iscatter(*c, sendbuf, recvbuf, block, root), request);
+  void* own = recvbuf == MPI_IN_PLACE ? MPI_IN_PLACE : st->recv.data();
+  auto pending = icoll::iscatter(*c, st->send.data(), own, block, root);
+  return start(*c, std::move(pending), std::move(st), request);
 }
 
 int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -149,11 +232,22 @@ int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
   int err = MPI_SUCCESS;
   Comm* c = comm_and_request(comm, request, "MPI_Iallgather", &err);
   if (!c) return err;
-  (void)sendcount;
-  (void)sendtype;  // must describe the same bytes as the receive side (the standard's rule)
-  size_t block = bytes_of(recvcount, recvtype, &err);
+  auto st = std::make_unique<Staging>();
+  size_t block = 0;
+  err = type_bytes(recvtype, recvcount, &block);
+  if (err == MPI_SUCCESS)
+    err = st->recv.init_elements(recvbuf, n_of(c) * size_t(recvcount), recvtype);
+  if (err == MPI_SUCCESS && sendbuf != MPI_IN_PLACE) {
+    err = st->send.init(sendbuf, sendcount, sendtype);
+    if (err == MPI_SUCCESS && st->send.bytes() != block) err = MPI_ERR_TRUNCATE;
+  }
   if (err) return raise_error(c, err, "MPI_Iallgather");
-  return start(*c, icoll::iallgather(*c, sendbuf, recvbuf, block), request);
+  if (sendbuf == MPI_IN_PLACE)
+    st->recv.pack_user(size_t(c->rank) * size_t(recvcount), size_t(recvcount));
+  st->unpack_recv = true;
+  const void* own = sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : st->send.data();
+  auto pending = icoll::iallgather(*c, own, st->recv.data(), block);
+  return start(*c, std::move(pending), std::move(st), request);
 }
 
 int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -161,11 +255,24 @@ int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
   int err = MPI_SUCCESS;
   Comm* c = comm_and_request(comm, request, "MPI_Ialltoall", &err);
   if (!c) return err;
-  (void)sendcount;
-  (void)sendtype;
-  size_t block = bytes_of(recvcount, recvtype, &err);
+  auto st = std::make_unique<Staging>();
+  const size_t n = n_of(c);
+  size_t block = 0;
+  err = type_bytes(recvtype, recvcount, &block);
+  if (err == MPI_SUCCESS) err = st->recv.init_elements(recvbuf, n * size_t(recvcount), recvtype);
+  if (err == MPI_SUCCESS && sendbuf != MPI_IN_PLACE) {
+    size_t sblock = 0;
+    err = type_bytes(sendtype, sendcount, &sblock);
+    if (err == MPI_SUCCESS && sblock != block) err = MPI_ERR_TRUNCATE;
+    if (err == MPI_SUCCESS)
+      err = st->send.init_elements(sendbuf, n * size_t(sendcount), sendtype);
+  }
   if (err) return raise_error(c, err, "MPI_Ialltoall");
-  return start(*c, icoll::ialltoall(*c, sendbuf, recvbuf, block), request);
+  if (sendbuf == MPI_IN_PLACE) st->recv.pack_user(0, n * size_t(recvcount));
+  st->unpack_recv = true;
+  const void* own = sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : st->send.data();
+  auto pending = icoll::ialltoall(*c, own, st->recv.data(), block);
+  return start(*c, std::move(pending), std::move(st), request);
 }
 
 TORUS_MPI_ALIAS(MPI_Ibarrier)

@@ -11,6 +11,7 @@
 #include "mpi_shim/lib/icoll.h"
 #include "mpi_shim/lib/icoll_op.h"
 #include "mpi_shim/lib/op.h"
+#include "mpi_shim/lib/type_view.h"
 
 namespace torus::mpi::icoll {
 namespace {
@@ -201,13 +202,14 @@ class Iallreduce final : public IcollOp {
 
 std::unique_ptr<PendingOp> ireduce(Comm& c, const void* sbuf, void* rbuf, size_t count,
                                    MPI_Datatype type, MPI_Op op, int root) {
-  return launch<Ireduce>(c, Reduction{sbuf, rbuf, count, type, op, count * type_size(type)},
-                         root);
+  return launch<Ireduce>(
+      c, Reduction{sbuf, rbuf, count, type, op, count * type_packed_size(type)}, root);
 }
 
 std::unique_ptr<PendingOp> iallreduce(Comm& c, const void* sbuf, void* rbuf, size_t count,
                                       MPI_Datatype type, MPI_Op op) {
-  return launch<Iallreduce>(c, Reduction{sbuf, rbuf, count, type, op, count * type_size(type)});
+  return launch<Iallreduce>(
+      c, Reduction{sbuf, rbuf, count, type, op, count * type_packed_size(type)});
 }
 
 }  // namespace torus::mpi::icoll

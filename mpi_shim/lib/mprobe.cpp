@@ -1,6 +1,8 @@
-// Matched probe: MPI_Mprobe, Improbe, Mrecv, Imrecv. A matched probe takes the message off
-// torus's unexpected queue (Worker::tag_probe_remove), so no other receive, of this thread or
-// another, can get it; the MPI_Message handle holds it until Mrecv/Imrecv receives it.
+// Matched probe: MPI_Mprobe, Improbe, Mrecv, Imrecv (any committed datatype: a non-dense one
+// is received into a staging area and unpacked, type_view.h). A matched probe takes the
+// message off torus's unexpected queue (Worker::tag_probe_remove), so no other receive, of
+// this thread or another, can get it; the MPI_Message handle holds it until Mrecv/Imrecv
+// receives it.
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -15,8 +17,10 @@
 #include "mpi_shim/lib/pmpi.h"
 #include "mpi_shim/lib/request.h"
 #include "mpi_shim/lib/runtime.h"
+#include "mpi_shim/lib/staged_request.h"
 #include "mpi_shim/lib/status.h"
 #include "mpi_shim/lib/tag_layout.h"
+#include "mpi_shim/lib/type_view.h"
 
 using namespace torus::mpi;
 using torus::Message;
@@ -95,8 +99,8 @@ int probe_args(Comm* c, int source, int tag, MPI_Message* message, MPI_Status* s
 
 // Checks of Mrecv/Imrecv, then takes the message out of *message (which becomes
 // MPI_MESSAGE_NULL). *no_proc: it was MPI_MESSAGE_NO_PROC, nothing to receive.
-int recv_args(int count, MPI_Datatype datatype, MPI_Message* message, Held* held, size_t* bytes,
-              bool* no_proc, const char* fn) {
+int recv_args(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, Held* held,
+              RecvView* view, bool* no_proc, const char* fn) {
   if (message == nullptr) return raise_error(nullptr, MPI_ERR_ARG, fn);
   *no_proc = *message == MPI_MESSAGE_NO_PROC;
   Comm* c = nullptr;
@@ -110,10 +114,7 @@ int recv_args(int count, MPI_Datatype datatype, MPI_Message* message, Held* held
     c = comm_get(g_messages.entries[idx].comm);
   }
   // The argument checks come before the message is taken, so a bad call leaves it held.
-  const size_t size = type_size(datatype);
-  if (count < 0) return raise_error(c, MPI_ERR_COUNT, fn);
-  if (size == 0) return raise_error(c, MPI_ERR_TYPE, fn);
-  *bytes = size * static_cast<size_t>(count);
+  if (int e = view->init(buf, count, datatype)) return raise_error(c, e, fn);
   if (!*no_proc && !message_take(*message, held)) return raise_error(c, MPI_ERR_REQUEST, fn);
   *message = MPI_MESSAGE_NULL;
   return MPI_SUCCESS;
@@ -162,16 +163,16 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mes
 int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
                MPI_Status* status) {
   Held held;
-  size_t bytes = 0;
+  RecvView view;
   bool no_proc = false;
-  if (int e = recv_args(count, datatype, message, &held, &bytes, &no_proc, "MPI_Mrecv"))
+  if (int e = recv_args(buf, count, datatype, message, &held, &view, &no_proc, "MPI_Mrecv"))
     return e;
   if (no_proc) {
     status_empty(status);
     return MPI_SUCCESS;
   }
   Request* req = nullptr;
-  Status s = runtime()->worker->tag_msg_recv(held.msg, buf, bytes, &req);
+  Status s = runtime()->worker->tag_msg_recv(held.msg, view.data(), view.bytes(), &req);
   RecvInfo info;
   if (!torus::is_error(s) && req) {
     s = wait_for(req);
@@ -179,6 +180,7 @@ int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
     req->release();
   }
   const int code = error_from_status(s);
+  if (code == MPI_SUCCESS || code == MPI_ERR_TRUNCATE) view.finish(info.length);
   status_from_recv(status, info, code);
   return check(comm_get(held.comm), code, "MPI_Mrecv");
 }
@@ -186,9 +188,9 @@ int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
 int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
                 MPI_Request* request) {
   Held held;
-  size_t bytes = 0;
+  RecvView view;
   bool no_proc = false;
-  if (int e = recv_args(count, datatype, message, &held, &bytes, &no_proc, "MPI_Imrecv"))
+  if (int e = recv_args(buf, count, datatype, message, &held, &view, &no_proc, "MPI_Imrecv"))
     return e;
   MPI_Status done;
   status_empty(&done);
@@ -196,8 +198,12 @@ int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* messag
   const MPI_Errhandler eh = c ? c->errhandler : MPI_ERRORS_ARE_FATAL;
   Request* req = nullptr;
   if (!no_proc) {
-    Status s = runtime()->worker->tag_msg_recv(held.msg, buf, bytes, &req);
+    Status s = runtime()->worker->tag_msg_recv(held.msg, view.data(), view.bytes(), &req);
     if (torus::is_error(s)) return raise_error(c, error_from_status(s), "MPI_Imrecv");
+  }
+  if (req && view.staged()) {
+    *request = request_create_op(std::make_unique<StagedRecv>(std::move(view), req), eh);
+    return MPI_SUCCESS;
   }
   *request = request_create(req, true, eh, done);
   return MPI_SUCCESS;

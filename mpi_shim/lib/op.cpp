@@ -132,6 +132,11 @@ void predefined_apply(MPI_Op op, MPI_Datatype type, const void* in, const void* 
 }  // namespace
 
 int op_check(MPI_Op op, MPI_Datatype type) noexcept {
+  // A predefined op on a derived type applies to the one basic type it is built from.
+  if (!is_user_op(op)) {
+    type = op_basic_type(type, nullptr);
+    if (type == MPI_DATATYPE_NULL) return MPI_ERR_OP;
+  }
   if (op == MPI_MINLOC || op == MPI_MAXLOC) return loc_op_valid(type) ? MPI_SUCCESS : MPI_ERR_OP;
   if (is_user_op(op)) {
     MPI_User_function* fn = nullptr;
@@ -151,10 +156,15 @@ bool op_commutative(MPI_Op op) noexcept {
 void op_apply(MPI_Op op, MPI_Datatype type, const void* in, const void* inout, void* out,
               size_t n) noexcept {
   if (n == 0) return;
+  if (is_user_op(op)) {
+    if (MPI_User_function* fn = user_op_function(op)) user_apply(fn, type, in, inout, out, n);
+    return;
+  }
+  size_t per = 1;
+  type = op_basic_type(type, &per);
+  n *= per;
   if (op == MPI_MINLOC || op == MPI_MAXLOC) {
     loc_apply(op == MPI_MAXLOC, type, in, inout, out, n);
-  } else if (is_user_op(op)) {
-    if (MPI_User_function* fn = user_op_function(op)) user_apply(fn, type, in, inout, out, n);
   } else {
     predefined_apply(op, type, in, inout, out, n);
   }

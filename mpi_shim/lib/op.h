@@ -9,6 +9,8 @@
 
 namespace torus::mpi {
 
+struct TypeInfo;
+
 // MPI_SUCCESS when `op` may reduce `type`, MPI_ERR_OP otherwise (an unknown or freed handle,
 // MPI_REPLACE/MPI_NO_OP outside RMA, or a predefined op on a type outside its groups).
 // `type` must be a valid datatype (checked before, as MPI_ERR_TYPE).
@@ -22,9 +24,18 @@ bool op_commutative(MPI_Op op) noexcept;
 // out[i] = in[i] op inout[i] for count elements, `in` holding the contribution of the lower
 // ranks (the order a non-commutative op needs); op_check(op, type) must have passed. out may
 // be in, inout or a third buffer (the three-operand form lets a collective combine straight
-// into the user's buffer instead of copying the send buffer there first).
+// into the user's buffer instead of copying the send buffer there first). The buffers hold
+// the elements packed (type_pack's form, which is the type's own layout for a dense type):
+// collectives move packed bytes. A user op on a non-dense type is called on copies unpacked
+// into the type's layout, as the function expects.
 void op_apply(MPI_Op op, MPI_Datatype type, const void* in, const void* inout, void* out,
               size_t count) noexcept;
+
+// What a predefined op computes on for `type`: the type itself when predefined, else the one
+// basic type a derived type is built from (MPI_DATATYPE_NULL when mixed or invalid), with
+// *per (when given) the basic elements per element. MPICH refuses predefined ops on derived
+// types (MPI_ERR_OP); the standard allows them for MPI_Accumulate, and torus everywhere.
+MPI_Datatype op_basic_type(MPI_Datatype type, size_t* per) noexcept;
 
 // The predefined kernels and the user-op table behind op_check/op_apply (op_loc.cpp,
 // op_user.cpp).
@@ -39,5 +50,12 @@ bool user_op_lookup(MPI_Op op, MPI_User_function** fn, bool* commute) noexcept;
 MPI_User_function* user_op_function(MPI_Op op) noexcept;
 void user_apply(MPI_User_function* fn, MPI_Datatype type, const void* in, const void* inout,
                 void* out, size_t count) noexcept;
+// Whether count elements packed are the type's own layout at the same address (predefined
+// and dense types with the data at offset 0), so a user function may run on them directly.
+bool op_layout_is_packed(const TypeInfo& t) noexcept;
+// A user op on packed elements of a type whose layout differs: unpacks in and inout into
+// copies in the layout, calls the function there, packs the result into out (op_derived.cpp).
+void user_apply_unpacked(MPI_User_function* fn, MPI_Datatype type, const TypeInfo& t,
+                         const void* in, const void* inout, void* out, size_t count) noexcept;
 
 }  // namespace torus::mpi

@@ -13,6 +13,7 @@
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/op.h"
 #include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/type_view.h"
 
 namespace torus::mpi {
 namespace {
@@ -85,6 +86,10 @@ MPI_User_function* user_op_function(MPI_Op op) noexcept {
 
 void user_apply(MPI_User_function* fn, MPI_Datatype type, const void* in, const void* inout,
                 void* out, size_t n) noexcept {
+  if (const TypeInfo* t = type_info(type); t && !op_layout_is_packed(*t)) {
+    user_apply_unpacked(fn, type, *t, in, inout, out, n);
+    return;
+  }
   const size_t size = type_size(type);
   if (out == inout) {
     call(fn, type, in, out, n);
@@ -167,12 +172,33 @@ int PMPI_Op_commutative(MPI_Op op, int* commute) {
 
 int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype,
                       MPI_Op op) {
-  int err = MPI_SUCCESS;
-  if (type_size(datatype) == 0) err = MPI_ERR_TYPE;
-  else if (count < 0) err = MPI_ERR_COUNT;
-  else err = op_check(op, datatype);
+  size_t bytes = 0;
+  int err = type_bytes(datatype, count, &bytes);
+  if (err == MPI_SUCCESS) err = op_check(op, datatype);
   if (err) return raise_error(nullptr, err, "MPI_Reduce_local");
-  op_apply(op, datatype, inbuf, inoutbuf, inoutbuf, size_t(count));
+  if (bytes == 0) return MPI_SUCCESS;
+  const TypeInfo* t = type_info(datatype);
+  if (is_user_op(op)) {
+    // The function gets the user's buffers as they are, in the type's own layout.
+    if (MPI_User_function* fn = user_op_function(op)) {
+      MPI_Datatype h = datatype;
+      fn(const_cast<void*>(inbuf), inoutbuf, &count, &h);
+    }
+    return MPI_SUCCESS;
+  }
+  if (op_layout_is_packed(*t)) {
+    op_apply(op, datatype, inbuf, inoutbuf, inoutbuf, size_t(count));
+    return MPI_SUCCESS;
+  }
+  // A predefined op on a non-dense type reduces the packed basic elements.
+  SendView in;
+  RecvView inout;
+  err = in.init(inbuf, count, datatype);
+  if (err == MPI_SUCCESS) err = inout.init(inoutbuf, count, datatype);
+  if (err) return raise_error(nullptr, err, "MPI_Reduce_local");
+  inout.pack_user(0, size_t(count));
+  op_apply(op, datatype, in.data(), inout.data(), inout.data(), size_t(count));
+  inout.finish(inout.bytes());
   return MPI_SUCCESS;
 }
 

@@ -1,16 +1,20 @@
 // Persistent requests: MPI_Send_init, Ssend_init, Rsend_init, Bsend_init, Recv_init, Start,
-// Startall. The arguments are checked once, at init; each Start posts the operation again
-// through the same paths as Isend/Irecv/Ibsend.
+// Startall, for any committed datatype. The arguments are checked once, at init; each Start
+// posts the operation again through the same paths as Isend/Irecv/Ibsend.
 #include <memory>
+#include <utility>
 
 #include "mpi_shim/lib/bsend.h"
 #include "mpi_shim/lib/comm.h"
+#include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/p2p_args.h"
 #include "mpi_shim/lib/pmpi.h"
 #include "mpi_shim/lib/request.h"
 #include "mpi_shim/lib/request_slot.h"
+#include "mpi_shim/lib/staged_request.h"
 #include "mpi_shim/lib/transfer.h"
+#include "mpi_shim/lib/type_view.h"
 
 using namespace torus::mpi;
 using torus::Request;
@@ -21,24 +25,41 @@ namespace {
 enum class Mode { Standard, Sync, Buffered };
 
 // The communicator is looked up again at each Start (by handle), so a request outliving its
-// communicator fails with MPI_ERR_COMM instead of touching freed memory.
+// communicator fails with MPI_ERR_COMM instead of touching freed memory. The datatype is held
+// (TypeRef), so MPI_Type_free while the request exists is safe; a non-dense one is packed (or
+// unpacked) anew by each instance, a dense one moves from the user's memory.
 class SendOp final : public PersistentOp {
  public:
-  SendOp(const void* buf, size_t bytes, int dest, int tag, MPI_Comm comm, Mode mode)
-      : buf_(buf), bytes_(bytes), dest_(dest), tag_(tag), comm_(comm), mode_(mode) {}
+  SendOp(const void* buf, int count, TypeRef type, int dest, int tag, MPI_Comm comm, Mode mode)
+      : buf_(buf), count_(size_t(count)), type_(std::move(type)), dest_(dest), tag_(tag),
+        comm_(comm), mode_(mode) {}
   int start(Request** req) override {
+    std::unique_ptr<PendingOp> op;
+    return start_op(req, &op);  // never sets op for dense types, the only ones start() meets
+  }
+  int start_op(Request** req, std::unique_ptr<PendingOp>* op) override {
     *req = nullptr;
+    op->reset();
     Comm* c = comm_get(comm_);
     if (!c) return MPI_ERR_COMM;
     if (dest_ == MPI_PROC_NULL) return MPI_SUCCESS;
-    if (mode_ == Mode::Buffered) return bsend_post(*c, buf_, bytes_, dest_, tag_);
-    Status s = post_send(*c, c->context_id, buf_, bytes_, dest_, tag_, mode_ == Mode::Sync, req);
-    return error_from_status(s);
+    if (mode_ == Mode::Buffered) return bsend_post(*c, buf_, count_, *type_, dest_, tag_);
+    SendView v;
+    if (int e = v.init_typed(buf_, count_, *type_)) return e;
+    Status s = post_send(*c, c->context_id, v.data(), v.bytes(), dest_, tag_,
+                         mode_ == Mode::Sync, req);
+    if (is_error(s)) return error_from_status(s);
+    if (v.staged()) {
+      *op = std::make_unique<StagedSend>(std::move(v), *req);
+      *req = nullptr;
+    }
+    return MPI_SUCCESS;
   }
 
  private:
   const void* buf_;
-  size_t bytes_;
+  size_t count_;
+  TypeRef type_;
   int dest_, tag_;
   MPI_Comm comm_;
   Mode mode_;
@@ -46,19 +67,34 @@ class SendOp final : public PersistentOp {
 
 class RecvOp final : public PersistentOp {
  public:
-  RecvOp(void* buf, size_t bytes, int source, int tag, MPI_Comm comm)
-      : buf_(buf), bytes_(bytes), source_(source), tag_(tag), comm_(comm) {}
+  RecvOp(void* buf, int count, TypeRef type, int source, int tag, MPI_Comm comm)
+      : buf_(buf), count_(size_t(count)), type_(std::move(type)), source_(source), tag_(tag),
+        comm_(comm) {}
   int start(Request** req) override {
+    std::unique_ptr<PendingOp> op;
+    return start_op(req, &op);
+  }
+  int start_op(Request** req, std::unique_ptr<PendingOp>* op) override {
     *req = nullptr;
+    op->reset();
     Comm* c = comm_get(comm_);
     if (!c) return MPI_ERR_COMM;
     if (source_ == MPI_PROC_NULL) return MPI_SUCCESS;
-    return error_from_status(post_recv(*c, c->context_id, buf_, bytes_, source_, tag_, req));
+    RecvView v;
+    if (int e = v.init_held(buf_, count_, type_)) return e;
+    Status s = post_recv(*c, c->context_id, v.data(), v.bytes(), source_, tag_, req);
+    if (is_error(s)) return error_from_status(s);
+    if (v.staged()) {
+      *op = std::make_unique<StagedRecv>(std::move(v), *req);
+      *req = nullptr;
+    }
+    return MPI_SUCCESS;
   }
 
  private:
   void* buf_;
-  size_t bytes_;
+  size_t count_;
+  TypeRef type_;
   int source_, tag_;
   MPI_Comm comm_;
 };
@@ -66,11 +102,10 @@ class RecvOp final : public PersistentOp {
 int send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
               MPI_Comm comm, Mode mode, MPI_Request* request, const char* fn) {
   Comm* c = comm_get(comm);
-  size_t bytes = 0;
-  if (int e = p2p_check(c, count, datatype, dest, tag, false, &bytes))
-    return raise_error(c, e, fn);
+  if (int e = p2p_check_typed(c, count, datatype, dest, tag, false)) return raise_error(c, e, fn);
   *request = request_create_persistent(
-      std::make_unique<SendOp>(buf, bytes, dest, tag, comm, mode), false, c->errhandler);
+      std::make_unique<SendOp>(buf, count, type_hold(datatype), dest, tag, comm, mode), false,
+      c->errhandler);
   return MPI_SUCCESS;
 }
 
@@ -113,11 +148,11 @@ int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
 int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                    MPI_Comm comm, MPI_Request* request) {
   Comm* c = comm_get(comm);
-  size_t bytes = 0;
-  if (int e = p2p_check(c, count, datatype, source, tag, true, &bytes))
+  if (int e = p2p_check_typed(c, count, datatype, source, tag, true))
     return raise_error(c, e, "MPI_Recv_init");
-  *request = request_create_persistent(std::make_unique<RecvOp>(buf, bytes, source, tag, comm),
-                                       true, c->errhandler);
+  *request = request_create_persistent(
+      std::make_unique<RecvOp>(buf, count, type_hold(datatype), source, tag, comm), true,
+      c->errhandler);
   return MPI_SUCCESS;
 }
 

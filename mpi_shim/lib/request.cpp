@@ -174,8 +174,10 @@ int request_start(MPI_Request request, MPI_Errhandler* errhandler) {
   if (!s || !s->persistent || s->active) return MPI_ERR_REQUEST;
   *errhandler = s->errhandler;
   Request* req = nullptr;
-  if (int code = s->persistent->start(&req)) return code;
+  std::unique_ptr<PendingOp> op;
+  if (int code = s->persistent->start_op(&req, &op)) return code;
   s->req = req;
+  s->op = std::move(op);
   status_empty(&s->done_status);
   s->done_code = MPI_SUCCESS;
   s->active = true;

@@ -42,6 +42,12 @@ class PersistentOp {
   // Posts one instance; returns an MPI error code. On success *req is the torus request that
   // tracks it, or nullptr when it finished at once (its status is then the empty one).
   virtual int start(Request** req) = 0;
+  // The same for an instance that needs more than its torus request (non-contiguous data,
+  // packed or unpacked around the transfer): *op, when set, tracks it instead of *req.
+  virtual int start_op(Request** req, std::unique_ptr<PendingOp>* op) {
+    op->reset();
+    return start(req);
+  }
 };
 
 // An inactive persistent request; the request table owns `op` from now on.

@@ -26,32 +26,63 @@ int type_bytes(MPI_Datatype type, int count, size_t* bytes) noexcept {
   return MPI_SUCCESS;
 }
 
+size_t type_packed_size(MPI_Datatype type) noexcept {
+  const TypeInfo* t = type_info(type);
+  return t && t->committed.load(std::memory_order_acquire) ? t->size : 0;
+}
+
 int SendView::init(const void* buf, int count, MPI_Datatype type) {
   if (int e = type_bytes(type, count, &bytes_)) return e;
+  return init_elements(buf, static_cast<size_t>(count), type);
+}
+
+int SendView::init_elements(const void* buf, size_t count, MPI_Datatype type) {
   const TypeInfo* t = type_info(type);
-  if (dense(*t) || bytes_ == 0) {
-    data_ = static_cast<const std::byte*>(buf) + t->true_lb;
+  if (t == nullptr || !t->committed.load(std::memory_order_acquire)) return MPI_ERR_TYPE;
+  return init_typed(buf, count, *t);
+}
+
+int SendView::init_typed(const void* buf, size_t count, const TypeInfo& t) {
+  bytes_ = t.size * count;
+  if (dense(t) || bytes_ == 0) {
+    data_ = static_cast<const std::byte*>(buf) + t.true_lb;
     return MPI_SUCCESS;
   }
   staging_ = staging(bytes_);
   if (!staging_) return MPI_ERR_NO_MEM;
-  type_pack(buf, static_cast<size_t>(count), *t, staging_.get());
+  type_pack(buf, count, t, staging_.get());
   data_ = staging_.get();
   return MPI_SUCCESS;
 }
 
 int RecvView::init(void* buf, int count, MPI_Datatype type) {
   if (int e = type_bytes(type, count, &bytes_)) return e;
+  return init_elements(buf, static_cast<size_t>(count), type);
+}
+
+int RecvView::init_elements(void* buf, size_t count, MPI_Datatype type) {
   const TypeInfo* t = type_info(type);
-  if (dense(*t) || bytes_ == 0) {
+  if (t == nullptr || !t->committed.load(std::memory_order_acquire)) return MPI_ERR_TYPE;
+  if (dense(*t) || t->size * count == 0) {  // no reference to take
+    bytes_ = t->size * count;
     data_ = static_cast<std::byte*>(buf) + t->true_lb;
+    return MPI_SUCCESS;
+  }
+  return init_held(buf, count, type_hold(type));
+}
+
+int RecvView::init_held(void* buf, size_t count, TypeRef type) {
+  const TypeInfo& t = *type;
+  bytes_ = t.size * count;
+  if (dense(t) || bytes_ == 0) {
+    data_ = static_cast<std::byte*>(buf) + t.true_lb;
     return MPI_SUCCESS;
   }
   staging_ = staging(bytes_);
   if (!staging_) return MPI_ERR_NO_MEM;
-  type_ = type_hold(type);
+  type_ = std::move(type);
   user_ = buf;
-  count_ = static_cast<size_t>(count);
+  count_ = count;
   data_ = staging_.get();
   return MPI_SUCCESS;
 }
@@ -60,6 +91,13 @@ void RecvView::finish(size_t received) noexcept {
   if (!staging_ || !type_) return;
   (void)type_unpack(staging_.get(), received < bytes_ ? received : bytes_, user_, count_, *type_);
   type_.reset();
+}
+
+void RecvView::pack_user(size_t first, size_t count) noexcept {
+  if (!staging_ || !type_ || count == 0) return;
+  const std::byte* from = static_cast<const std::byte*>(user_) +
+                          static_cast<MPI_Aint>(first) * type_->extent;
+  type_pack(from, count, *type_, staging_.get() + first * type_->size);
 }
 
 }  // namespace torus::mpi
