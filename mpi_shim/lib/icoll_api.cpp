@@ -138,7 +138,8 @@ int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
   if (int e = v.init(sendbuf, n, recvbuf, c->rank == root ? n : 0, datatype, op))
     return raise_error(c, e, "MPI_Ireduce");
   if (c->rank == root) st->red_elements = n;
-  auto pending = icoll::ireduce(*c, v.sbuf(), v.rbuf(), n * v.scale(), v.type(), op, root);
+  auto pending =
+      icoll::ireduce(*c, v.sbuf(), v.rbuf(), n * v.scale(), v.type(), v.layout(), op, root);
   return start(*c, std::move(pending), std::move(st), request);
 }
 
@@ -158,7 +159,8 @@ int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
   if (int e = v.init(sendbuf, n, recvbuf, n, datatype, op))
     return raise_error(c, e, "MPI_Iallreduce");
   st->red_elements = n;
-  auto pending = icoll::iallreduce(*c, v.sbuf(), v.rbuf(), n * v.scale(), v.type(), op);
+  auto pending =
+      icoll::iallreduce(*c, v.sbuf(), v.rbuf(), n * v.scale(), v.type(), v.layout(), op);
   return start(*c, std::move(pending), std::move(st), request);
 }
 

@@ -22,6 +22,7 @@ struct Reduction {
   void* rbuf;
   size_t count;
   MPI_Datatype type;
+  const TypeInfo* layout;  // held by the request (icoll_api.cpp); nullptr: look `type` up
   MPI_Op op;
   size_t bytes;
 };
@@ -57,7 +58,7 @@ class Ireduce final : public IcollOp {
 
   bool next_round() override {
     if (combine_) {  // a child's subtree holds the ranks above ours
-      op_apply(red_.op, red_.type, cur_, scratch_.data(), acc_, red_.count);
+      op_apply(red_.op, red_.type, cur_, scratch_.data(), acc_, red_.count, red_.layout);
       cur_ = acc_;
       combine_ = false;
     }
@@ -134,7 +135,7 @@ class Iallreduce final : public IcollOp {
       // The partner's part covers the lower ranks exactly when its rank is lower.
       const void* lower = peer_lower_ ? tmp_.data() : cur_;
       const void* upper = peer_lower_ ? cur_ : tmp_.data();
-      op_apply(red_.op, red_.type, lower, upper, red_.rbuf, red_.count);
+      op_apply(red_.op, red_.type, lower, upper, red_.rbuf, red_.count, red_.layout);
       cur_ = red_.rbuf;
       combine_ = false;
     }
@@ -200,16 +201,24 @@ class Iallreduce final : public IcollOp {
 
 }  // namespace
 
+namespace {
+size_t packed_bytes(size_t count, MPI_Datatype type, const TypeInfo* layout) {
+  return count * (layout ? layout->size : type_packed_size(type));
+}
+}  // namespace
+
 std::unique_ptr<PendingOp> ireduce(Comm& c, const void* sbuf, void* rbuf, size_t count,
-                                   MPI_Datatype type, MPI_Op op, int root) {
+                                   MPI_Datatype type, const TypeInfo* layout, MPI_Op op,
+                                   int root) {
   return launch<Ireduce>(
-      c, Reduction{sbuf, rbuf, count, type, op, count * type_packed_size(type)}, root);
+      c, Reduction{sbuf, rbuf, count, type, layout, op, packed_bytes(count, type, layout)},
+      root);
 }
 
 std::unique_ptr<PendingOp> iallreduce(Comm& c, const void* sbuf, void* rbuf, size_t count,
-                                      MPI_Datatype type, MPI_Op op) {
+                                      MPI_Datatype type, const TypeInfo* layout, MPI_Op op) {
   return launch<Iallreduce>(
-      c, Reduction{sbuf, rbuf, count, type, op, count * type_packed_size(type)});
+      c, Reduction{sbuf, rbuf, count, type, layout, op, packed_bytes(count, type, layout)});
 }
 
 }  // namespace torus::mpi::icoll

@@ -154,10 +154,11 @@ bool op_commutative(MPI_Op op) noexcept {
 }
 
 void op_apply(MPI_Op op, MPI_Datatype type, const void* in, const void* inout, void* out,
-              size_t n) noexcept {
+              size_t n, const TypeInfo* layout) noexcept {
   if (n == 0) return;
   if (is_user_op(op)) {
-    if (MPI_User_function* fn = user_op_function(op)) user_apply(fn, type, in, inout, out, n);
+    if (MPI_User_function* fn = user_op_function(op))
+      user_apply(fn, type, layout, in, inout, out, n);
     return;
   }
   size_t per = 1;

@@ -27,9 +27,11 @@ bool op_commutative(MPI_Op op) noexcept;
 // into the user's buffer instead of copying the send buffer there first). The buffers hold
 // the elements packed (type_pack's form, which is the type's own layout for a dense type):
 // collectives move packed bytes. A user op on a non-dense type is called on copies unpacked
-// into the type's layout, as the function expects.
+// into the type's layout, as the function expects. `layout`: the type's layout when the
+// caller holds it (a pending request: the user may free the handle before it completes);
+// nullptr to look the handle up.
 void op_apply(MPI_Op op, MPI_Datatype type, const void* in, const void* inout, void* out,
-              size_t count) noexcept;
+              size_t count, const TypeInfo* layout = nullptr) noexcept;
 
 // What a predefined op computes on for `type`: the type itself when predefined, else the one
 // basic type a derived type is built from (MPI_DATATYPE_NULL when mixed or invalid), with
@@ -48,8 +50,8 @@ bool user_op_lookup(MPI_Op op, MPI_User_function** fn, bool* commute) noexcept;
 // The function of a user op even after MPI_Op_free (an operation started before the free
 // still runs with it); nullptr when the handle never named one.
 MPI_User_function* user_op_function(MPI_Op op) noexcept;
-void user_apply(MPI_User_function* fn, MPI_Datatype type, const void* in, const void* inout,
-                void* out, size_t count) noexcept;
+void user_apply(MPI_User_function* fn, MPI_Datatype type, const TypeInfo* layout,
+                const void* in, const void* inout, void* out, size_t count) noexcept;
 // Whether count elements packed are the type's own layout at the same address (predefined
 // and dense types with the data at offset 0), so a user function may run on them directly.
 bool op_layout_is_packed(const TypeInfo& t) noexcept;

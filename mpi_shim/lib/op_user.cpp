@@ -52,9 +52,9 @@ Entry* entry_of(MPI_Op op) {
   return index < kMaxUserOps ? &table().entries[index] : nullptr;
 }
 
-void call(MPI_User_function* fn, MPI_Datatype type, const void* in, void* inout, size_t n) {
+void call(MPI_User_function* fn, MPI_Datatype type, size_t size, const void* in, void* inout,
+          size_t n) {
   // The callback's count is an int: larger vectors go in pieces (it is elementwise).
-  const size_t size = type_size(type);
   while (n > 0) {
     int len = static_cast<int>(std::min<size_t>(n, INT_MAX));
     MPI_Datatype t = type;
@@ -84,18 +84,19 @@ MPI_User_function* user_op_function(MPI_Op op) noexcept {
   return e ? e->fn.load(std::memory_order_acquire) : nullptr;
 }
 
-void user_apply(MPI_User_function* fn, MPI_Datatype type, const void* in, const void* inout,
-                void* out, size_t n) noexcept {
-  if (const TypeInfo* t = type_info(type); t && !op_layout_is_packed(*t)) {
+void user_apply(MPI_User_function* fn, MPI_Datatype type, const TypeInfo* layout,
+                const void* in, const void* inout, void* out, size_t n) noexcept {
+  const TypeInfo* t = layout ? layout : type_info(type);
+  if (t && !op_layout_is_packed(*t)) {
     user_apply_unpacked(fn, type, *t, in, inout, out, n);
     return;
   }
-  const size_t size = type_size(type);
+  const size_t size = t ? t->size : type_size(type);
   if (out == inout) {
-    call(fn, type, in, out, n);
+    call(fn, type, size, in, out, n);
   } else if (out != in) {
     std::memcpy(out, inout, n * size);
-    call(fn, type, in, out, n);
+    call(fn, type, size, in, out, n);
   } else {
     // The result replaces `in`, which the function only reads: go through a bounce buffer,
     // a piece at a time. Rare (collectives arrange for the other forms).
@@ -104,7 +105,7 @@ void user_apply(MPI_User_function* fn, MPI_Datatype type, const void* in, const 
     for (size_t done = 0; done < n; done += piece) {
       const size_t k = std::min(piece, n - done);
       std::memcpy(bounce.data(), static_cast<const std::byte*>(inout) + done * size, k * size);
-      call(fn, type, static_cast<const std::byte*>(in) + done * size, bounce.data(), k);
+      call(fn, type, size, static_cast<const std::byte*>(in) + done * size, bounce.data(), k);
       std::memcpy(static_cast<std::byte*>(out) + done * size, bounce.data(), k * size);
     }
   }

@@ -19,6 +19,7 @@ int ReduceView::init(const void* sendbuf, size_t send_elements, void* recvbuf,
   type_ = type;
   size_ = t->size;
   if (!is_user_op(op)) type_ = op_basic_type(type, &scale_);
+  else if (t->predefined == MPI_DATATYPE_NULL) held_ = type_hold(type);
   if (sendbuf == MPI_IN_PLACE) {
     sbuf_ = MPI_IN_PLACE;
   } else {

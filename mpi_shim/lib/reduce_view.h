@@ -7,6 +7,7 @@
 #include <cstddef>
 
 #include "mpi_shim/include/mpi.h"
+#include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/type_view.h"
 
 namespace torus::mpi {
@@ -27,6 +28,9 @@ class ReduceView {
   // What the algorithm computes on: `elements` of the user's type are scale() of type().
   MPI_Datatype type() const noexcept { return type_; }
   size_t scale() const noexcept { return scale_; }
+  // The layout of type() while this view lives, for a user op on a derived type (its handle
+  // may be freed before a nonblocking reduction completes); nullptr otherwise.
+  const TypeInfo* layout() const noexcept { return held_.get(); }
   bool staged() const noexcept { return send_.staged() || recv_.staged(); }
   // The result's first `elements` elements are in rbuf(): unpacks them (when staged).
   void finish(size_t elements) noexcept;
@@ -35,6 +39,7 @@ class ReduceView {
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
   size_t scale_ = 1;
   size_t size_ = 0;  // packed bytes per user element
+  TypeRef held_;
   const void* sbuf_ = nullptr;
   void* rbuf_ = nullptr;
   SendView send_;

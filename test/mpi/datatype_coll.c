@@ -386,8 +386,9 @@ static void check_dvec_reductions(int n) {
 /* The user op on the struct type (3 ints: a, b, c at int offsets 0, 2, 3 of a 6-int
  * element): a summed, b the lower ranks' (left projection: not commutative), c max. */
 static int user_op_bad_type;
+static MPI_Datatype st_handle; /* the handle the op must be given (types[K_ST] or a dup) */
 static void st_op(void* in, void* inout, int* len, MPI_Datatype* dt) {
-  if (*dt != types[K_ST]) user_op_bad_type = 1;
+  if (*dt != st_handle) user_op_bad_type = 1;
   const int* x = in;
   int* y = inout;
   for (int i = 0; i < *len; ++i, x += 6, y += 6) {
@@ -422,6 +423,7 @@ static void st_expect(const int* b, int n, int lo, int hi) {
 static void check_user_op(int n) {
   MPI_Op op;
   CHECK_MPI(MPI_Op_create(st_op, 0, &op));
+  st_handle = types[K_ST];
   int* s = alloc_ints(K_ST, n * size);
   int* r = alloc_ints(K_ST, n * size);
   st_fill(s, n, rank);
@@ -450,6 +452,25 @@ static void check_user_op(int n) {
   CHECK_MPI(MPI_Iallreduce(s, r, n, types[K_ST], op, MPI_COMM_WORLD, &q));
   wait_or(&q);
   st_expect(r, n, 0, size);
+  /* The type freed while the reductions are pending: they complete with its layout. */
+  {
+    MPI_Datatype dup;
+    CHECK_MPI(MPI_Type_dup(types[K_ST], &dup));
+    st_handle = dup;
+    int* r2 = alloc_ints(K_ST, n * size);
+    MPI_Request qs[2];
+    free(r);
+    r = alloc_ints(K_ST, n * size);
+    CHECK_MPI(MPI_Iallreduce(s, r, n, dup, op, MPI_COMM_WORLD, &qs[0]));
+    CHECK_MPI(MPI_Ireduce(s, r2, n, dup, op, 0, MPI_COMM_WORLD, &qs[1]));
+    CHECK_MPI(MPI_Type_free(&dup));
+    CHECK_MPI(MPI_Waitall(2, qs, MPI_STATUSES_IGNORE));
+    st_expect(r, n, 0, size);
+    if (rank == 0) st_expect(r2, n, 0, size);
+    else untouched(K_ST, r2, n, 0, 0);
+    st_handle = types[K_ST];
+    free(r2);
+  }
   /* Reduce_scatter_block: every block of the input is the rank's own n elements. */
   int* sb = alloc_ints(K_ST, n * size);
   for (int p = 0; p < size; ++p)
