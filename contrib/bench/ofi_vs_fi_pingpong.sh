@@ -68,6 +68,7 @@ run_torus() {  # size -> one-way µs (median of the run)
   wait "$srv" || true
 }
 
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 for ((r = 1; r <= rounds; ++r)); do
   for size in $sizes; do
     # Alternate which side goes first, so drift within a round hits both alike.
@@ -82,7 +83,8 @@ done
 
 report=$out/ofi_vs_fi_pingpong.md
 {
-  echo "# torus ofi vs fi_pingpong, provider $provider ($(date -u +%F), $(nproc) cores, $rounds rounds)"
+  # Other processes on the cores distort both sides, large messages most: say how busy.
+  echo "# torus ofi vs fi_pingpong, provider $provider ($(date -u +%F), $(nproc) cores, $rounds rounds, load at start $load0, at end $(cut -d' ' -f1-3 /proc/loadavg))"
   echo
   echo "One-way latency in µs (median, min..max over rounds); bandwidth = size / latency."
   echo

@@ -29,7 +29,8 @@ bool rma_read_native(const fi_info& info, fid_ep* ep);
 // peer usable. libfabric 1.17's tcp provider (under ofi_rxm) closes the connection instead:
 // every later operation to that peer fails with FI_ECONNRESET. A forged or stale key from a
 // peer must not cut the link (transport.h: AccessDenied, the endpoint still works), so
-// get/put are not advertised on such providers and rendezvous falls back to eager.
+// fi_read/fi_write are not used on such providers: get goes by tagged messages there, with
+// keys checked by torus on the target (ofi_tagged.cpp), and put is not advertised.
 bool rma_refusal_keeps_peer(const std::string& core_provider);
 
 // Whether multi-receive buffers can be used. libfabric 1.17's shm provider advertises

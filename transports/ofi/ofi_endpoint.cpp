@@ -112,10 +112,12 @@ Status OfiEndpoint::put_zcopy(std::span<const std::byte> local, uint64_t remote_
 
 Status OfiEndpoint::rma(bool read, std::byte* local, size_t len, uint64_t remote_addr,
                         std::span<const std::byte> rkey, tl::Completion* comp) {
-  const tl::Limits& lim = iface_.attributes().limits;
-  if (len > (read ? lim.max_get : lim.max_put)) return Status::InvalidParam;
+  const tl::IfaceAttr& attr = iface_.attributes();
+  if (!(read ? attr.caps.get_zcopy : attr.caps.put_zcopy)) return Status::Unsupported;
+  if (len > (read ? attr.limits.max_get : attr.limits.max_put)) return Status::InvalidParam;
   uint64_t key = 0, target = 0;
   if (Status s = resolve_rkey(rkey, remote_addr, len, &key, &target); s != Status::Ok) return s;
+  if (iface_.tagged_get()) return iface_.post_tagged_get(this, local, len, key, target, comp);
   if (len == 0 && !iface_.zero_length_rma()) return Status::Ok;  // nothing to move
   Op* op = iface_.new_op(read ? Op::Kind::Read : Op::Kind::Write, this, comp);
   void* desc = nullptr;

@@ -3,6 +3,7 @@
 
 #include <rdma/fabric.h>
 
+#include <chrono>
 #include <vector>
 
 #include "memory/buffer_pool.h"
@@ -36,8 +37,14 @@ class OfiEndpoint final : public tl::Endpoint {
   // Consecutive keepalive intervals in which the provider refused this peer's probe; reset
   // by any completed operation (the iface's send_keepalives).
   unsigned probe_refusals = 0;
+  // Tagged gets posted and not yet completed; a failing endpoint (peer gone) waits for them.
+  size_t tagged_gets = 0;
+  bool failing = false;
+  std::chrono::steady_clock::time_point failing_since;
+  void count_issued() noexcept { ++outstanding_; }
 
  private:
+  friend class OfiIface;
   Status send_buffered(mem::PoolBuffer* buf, size_t len);
   Status rma(bool read, std::byte* local, size_t len, uint64_t remote_addr,
              std::span<const std::byte> rkey, tl::Completion* comp);

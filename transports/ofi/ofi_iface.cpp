@@ -134,6 +134,7 @@ std::optional<Error> OfiIface::setup() {
     rc = fi_getname(&ep_->fid, name.data(), &len);
   }
   if (rc != 0) return fi_error("fi_getname", rc);
+  name_.assign(name.begin(), name.begin() + static_cast<ptrdiff_t>(len));
   address_ = pack_address(params_.worker_uid, provider_, fabric_name_,
                           std::span(name).first(len));
 
@@ -151,8 +152,12 @@ std::optional<Error> OfiIface::setup() {
   attr_.caps.am_short = inject > sizeof(AmHeader);
   attr_.caps.am_bcopy = true;
   const bool rma_ok = rma_refusal_keeps_peer(core_name(provider_.c_str()));
+  // Where a refused key would cut the link, get goes by tagged messages (ofi_tagged.cpp).
+  tagged_get_ = !rma_ok && (info_->caps & FI_TAGGED) != 0;
+  next_tag_ = (static_cast<uint64_t>(params_.worker_uid) * 0x9E3779B97F4A7C15ull) >> 4;
   attr_.caps.get_zcopy =
-      rma_ok && (info_->caps & (FI_RMA | FI_READ)) != 0 && rma_read_native(*info_, ep_);
+      tagged_get_ ||
+      (rma_ok && (info_->caps & (FI_RMA | FI_READ)) != 0 && rma_read_native(*info_, ep_));
   attr_.caps.put_zcopy = rma_ok && (info_->caps & (FI_RMA | FI_WRITE)) != 0;
   attr_.caps.connect_to_iface = true;
   attr_.limits.max_short = attr_.caps.am_short ? inject - sizeof(AmHeader) : 0;
@@ -168,10 +173,11 @@ std::optional<Error> OfiIface::setup() {
   attr_.mem_types = tl::mem_type_bit(tl::MemType::Host);
   attr_.reach = tl::Reach::Network;
   attr_.rkey_size = sizeof(PackedRkey);
-  TORUS_DEBUG("ofi: %s on %s: mr_mode %s, inject %zu, %s receive, wait fd %d",
+  TORUS_DEBUG("ofi: %s on %s: mr_mode %s, inject %zu, %s receive, wait fd %d, get by %s",
               provider_.c_str(), info_->domain_attr->name,
               mr_mode_string(info_->domain_attr->mr_mode).c_str(), inject,
-              multi_ ? "multi" : "plain", wait_fd_);
+              multi_ ? "multi" : "plain", wait_fd_,
+              tagged_get_ ? "tagged messages" : attr_.caps.get_zcopy ? "fi_read" : "nothing");
   return std::nullopt;
 }
 
@@ -238,6 +244,7 @@ Result<std::unique_ptr<tl::MemRegion>> OfiIface::mem_register(void* addr, size_t
   if ((addr == nullptr && length != 0) ||
       (access & ~(tl::kAccessRead | tl::kAccessWrite | tl::kAccessAtomic)) != 0)
     return make_error(Status::InvalidParam, "ofi mem_register: bad address or access bits");
+  if (tagged_get_) return register_tagged_region(addr, length, access);
   // Exactly the rights asked: the provider refuses a write to a read-only region.
   uint64_t fi_access = 0;
   if ((access & tl::kAccessRead) != 0) fi_access |= FI_REMOTE_READ;
@@ -269,6 +276,9 @@ Op* OfiIface::new_op(Op::Kind kind, OfiEndpoint* ep, tl::Completion* comp) {
   op->buf = -1;
   op->tx = nullptr;
   op->probe = false;
+  op->tag = 0;
+  op->length = 0;
+  op->refused = Status::Ok;
   if (kind != Op::Kind::Recv) ++busy_ops_;
   return op;
 }
@@ -293,6 +303,9 @@ void OfiIface::return_tx(Op* op) noexcept {
 }
 
 void OfiIface::forget_endpoint(OfiEndpoint* ep) noexcept {
+  // Its tagged receives are taken back and will report to no one.
+  cancel_tagged_recvs(ep, true);
+  std::erase(failing_, ep);
   endpoints_.erase(ep);
   for (Op& op : ops_)
     if (op.ep == ep) op.ep = nullptr;

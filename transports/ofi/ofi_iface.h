@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -41,13 +42,24 @@ struct Settings {
 // FI_CONTEXT and FI_CONTEXT2) and hands it back in the completion.
 struct Op {
   fi_context2 ctx;
-  enum class Kind : uint8_t { Send, Recv, Read, Write } kind = Kind::Send;
+  // TRecv/TSend: the two halves of a tagged get (ofi_tagged.cpp).
+  enum class Kind : uint8_t { Send, Recv, Read, Write, TRecv, TSend } kind = Kind::Send;
   OfiEndpoint* ep = nullptr;   // nulled when the endpoint goes first
   tl::Completion* comp = nullptr;
   mem::RegRef ref;             // local registration, held until completion
   int buf = -1;                // receive buffer index
   mem::PoolBuffer* tx = nullptr;  // bounce buffer of a send
   bool probe = false;             // a keepalive: its failure means the peer is gone
+  uint64_t tag = 0;               // TRecv: the tag the target answers with
+  size_t length = 0;              // TRecv: bytes expected
+  Status refused = Status::Ok;    // TRecv: the target's refusal, reported once canceled
+};
+
+// A get request the target could not answer yet (no bounce buffer, provider EAGAIN inside
+// a handler): retried on every poll, in order.
+struct PendingServe {
+  uint64_t tag = 0, key = 0, addr = 0, length = 0;
+  fi_addr_t peer = FI_ADDR_UNSPEC;
 };
 
 class OfiIface final : public tl::Iface {
@@ -93,6 +105,20 @@ class OfiIface final : public tl::Iface {
   void on_eagain();
   void forget_endpoint(OfiEndpoint* ep) noexcept;
 
+  // The tagged get (ofi_tagged.cpp): where fi_read is unsafe (tcp;ofi_rxm cuts the link on a
+  // refused key) but FI_TAGGED is granted, a get is a tagged receive posted by the
+  // initiator and a request the target checks against its own region table (key, range,
+  // rights) before answering with one fi_tsend of the whole range: the provider moves it
+  // with its own rendezvous, and a bad key costs a refusal message, never the link.
+  bool tagged_get() const noexcept { return tagged_get_; }
+  Status post_tagged_get(OfiEndpoint* ep, std::byte* local, size_t len, uint64_t key,
+                         uint64_t addr, tl::Completion* comp);
+  void remove_tagged_region(uint64_t key) noexcept;
+  // A peer found dead: its posted tagged receives are canceled first, and the error
+  // handler runs once they have all completed (transport.h: in-flight operations complete
+  // before the handler), so no receive is left writing into a buffer the caller frees.
+  void fail_endpoint(OfiEndpoint* ep);
+
  private:
   std::optional<Error> setup();
   std::optional<Error> setup_rx();
@@ -104,6 +130,17 @@ class OfiIface final : public tl::Iface {
   void send_keepalives();
   void deliver(const std::byte* data, size_t len);
   void finish(Op* op, Status st);
+  // ofi_tagged.cpp
+  Result<std::unique_ptr<tl::MemRegion>> register_tagged_region(void* addr, size_t length,
+                                                                uint32_t access);
+  void on_get_request(const std::byte* body, size_t len);
+  void on_get_nack(const std::byte* body, size_t len);
+  bool serve(const PendingServe& s);  // false: retry later
+  Status send_internal(fi_addr_t peer, uint16_t flags, const void* body, size_t len);
+  void retry_serves();
+  void cancel_tagged_recvs(OfiEndpoint* ep, bool orphan);
+  void report_failure(OfiEndpoint* ep);
+  void check_failing();
 
   tl::IfaceParams params_;
   Settings settings_;
@@ -155,6 +192,19 @@ class OfiIface final : public tl::Iface {
   bool zero_length_rma_ = true;
   size_t busy_ops_ = 0;  // sends and RMA not yet completed: arm() refuses while any are
   unsigned malformed_logged_ = 0;
+  // Tagged get state (ofi_tagged.cpp).
+  bool tagged_get_ = false;
+  std::vector<std::byte> name_;  // fi_getname bytes: sent with each get request
+  uint64_t next_tag_ = 0;
+  std::unordered_map<uint64_t, Op*> posted_gets_;  // tag -> the initiator's receive
+  struct TaggedRegionEntry {
+    uintptr_t base = 0;
+    size_t length = 0;
+    uint32_t access = 0;
+  };
+  std::unordered_map<uint64_t, TaggedRegionEntry> tagged_regions_;  // key (secret) -> range
+  std::deque<PendingServe> serves_unsent_;
+  std::vector<OfiEndpoint*> failing_;  // endpoints waiting for their receives to end
 };
 
 }  // namespace torus::ofi

@@ -118,6 +118,7 @@ void OfiIface::send_keepalives() {
   if (first) return;  // the interval starts with the first progress
   std::vector<OfiEndpoint*> gone;
   for (OfiEndpoint* ep : endpoints_) {
+    if (ep->failing) continue;
     mem::PoolBuffer* b = take_tx_buf();
     if (b == nullptr) break;  // busy: the traffic itself will show a dead peer
     Op* op = new_op(Op::Kind::Send, ep, nullptr);
@@ -147,9 +148,8 @@ void OfiIface::send_keepalives() {
     gone.push_back(ep);
   }
   // After the loop: the handler may destroy endpoints.
-  for (OfiEndpoint* ep : gone)
-    if (endpoints_.count(ep) != 0 && error_handler_ != nullptr)
-      error_handler_(error_arg_, ep, Status::ConnectionReset);
+  for (OfiEndpoint* ep : gone) fail_endpoint(ep);
+  if (!failing_.empty()) check_failing();
 }
 
 unsigned OfiIface::poll_cq() {
@@ -159,6 +159,7 @@ unsigned OfiIface::poll_cq() {
     retry.swap(rx_unposted_);
     for (int i : retry) repost_rx(i);
   }
+  if (!serves_unsent_.empty()) retry_serves();
   fi_cq_data_entry entries[16];
   for (int round = 0; round < 4; ++round) {
     const ssize_t n = fi_cq_read(cq_, entries, 16);
@@ -190,7 +191,8 @@ void OfiIface::on_completion(Op* op, uint64_t flags, size_t len, void* buf) {
     if (!multi_ || (flags & FI_MULTI_RECV) != 0) repost_rx(op->buf);
     return;
   }
-  finish(op, Status::Ok);
+  // A tagged get's data: exactly what was asked, or the target misbehaved.
+  finish(op, op->kind == Op::Kind::TRecv && len != op->length ? Status::IoError : Status::Ok);
 }
 
 void OfiIface::finish(Op* op, Status st) {
@@ -199,20 +201,35 @@ void OfiIface::finish(Op* op, Status st) {
     op->tx = nullptr;
   }
   OfiEndpoint* ep = op->ep;
+  bool report = false;
+  if (op->kind == Op::Kind::TRecv) {
+    posted_gets_.erase(op->tag);
+    // Canceled because the target refused, or because the peer is gone.
+    if (st == Status::Canceled && is_error(op->refused)) st = op->refused;
+    else if (ep != nullptr && ep->failing && is_error(st)) st = Status::ConnectionReset;
+    if (ep != nullptr && ep->tagged_gets > 0 && --ep->tagged_gets == 0 && ep->failing)
+      report = true;
+  }
   tl::Completion* comp = op->comp;
   const bool probe = op->probe;  // not counted in the endpoint's outstanding operations
   free_op(op);
   if (comp != nullptr) comp->func(comp, st);
   // The callback may have destroyed the endpoint.
   if (!probe && ep != nullptr && endpoints_.count(ep) != 0) ep->op_done(st);
+  if (report && endpoints_.count(ep) != 0) report_failure(ep);
 }
 
 void OfiIface::on_error() {
   fi_cq_err_entry err{};
   if (fi_cq_readerr(cq_, &err, 0) != 1) return;
   auto* op = reinterpret_cast<Op*>(err.op_context);
-  const Status st = status_of_error(err.err);
+  Status st = status_of_error(err.err);
   if (op == nullptr) return;
+  // A tagged receive canceled by no one of ours: rxm flushes it when the connection to the
+  // peer is gone.
+  if (op->kind == Op::Kind::TRecv && st == Status::Canceled && op->comp != nullptr &&
+      !is_error(op->refused) && op->ep != nullptr && !op->ep->failing)
+    st = Status::ConnectionReset;
   if (op->kind == Op::Kind::Recv) {
     // A failed receive (truncated, canceled): its buffer goes back to the provider.
     if (err.err != FI_ECANCELED) {
@@ -224,16 +241,19 @@ void OfiIface::on_error() {
     }
     return;
   }
-  TORUS_DEBUG("ofi: %s failed: %s (%s)", op->probe ? "keepalive" : "operation",
-              fi_strerror(err.err), fi_cq_strerror(cq_, err.prov_errno, err.err_data, nullptr, 0));
   OfiEndpoint* ep = op->ep;
   // Whatever the provider calls it (EIO on sockets, unreachable on EFA), a probe that
   // cannot be delivered means the peer is gone.
   const bool peer_gone = st == Status::ConnectionReset || op->probe;
+  const bool quiet = op->kind == Op::Kind::TRecv && err.err == FI_ECANCELED;
+  if (!quiet)
+    TORUS_DEBUG("ofi: %s failed: %s (%s)", op->probe ? "keepalive" : "operation",
+                fi_strerror(err.err),
+                fi_cq_strerror(cq_, err.prov_errno, err.err_data, nullptr, 0));
   finish(op, st);
-  if (ep != nullptr && endpoints_.count(ep) != 0 && peer_gone && error_handler_ != nullptr) {
+  if (ep != nullptr && endpoints_.count(ep) != 0 && peer_gone && !ep->failing) {
     TORUS_WARN("ofi: peer unreachable (%s): failing its endpoint", fi_strerror(err.err));
-    error_handler_(error_arg_, ep, Status::ConnectionReset);
+    fail_endpoint(ep);
   }
 }
 
@@ -245,6 +265,10 @@ void OfiIface::deliver(const std::byte* data, size_t len) {
     if (ok && h.magic == kAmMagic && h.flags == kAmFlagKeepalive && h.length == 0 &&
         len == sizeof(h))
       return;  // a peer's liveness probe: arriving was its whole job
+    if (h.magic == kAmMagic && h.length == len - sizeof(h)) {
+      if (h.flags == kAmFlagGetRequest) return on_get_request(data + sizeof(h), h.length);
+      if (h.flags == kAmFlagGetNack) return on_get_nack(data + sizeof(h), h.length);
+    }
     ok = h.magic == kAmMagic && h.flags == 0 && h.id < tl::kMaxAmId &&
          h.length == len - sizeof(h) && handlers_[h.id].fn != nullptr;
   }

@@ -28,16 +28,20 @@ std::string getinfo_error(int rc) {
   return "fi_getinfo " + std::to_string(rc) + " (" + fi_strerror(-rc) + ")";
 }
 
-// fi_getinfo for `name` with hints; multi-receive asked first and dropped if refused, so a
-// provider without it is still usable (plain receive buffers).
+// fi_getinfo for `name` with hints; tagged messages (the tagged get, ofi_tagged.cpp) and
+// multi-receive asked first and dropped if refused, so a provider without them is still
+// usable (no get where RMA keys are unsafe; plain receive buffers).
 Result<InfoPtr> getinfo(const std::string& name) {
   int rc = 0;
-  for (bool multi : {true, false}) {
-    InfoPtr hints = make_hints(name);
-    if (multi) hints->caps |= FI_MULTI_RECV;
-    fi_info* out = nullptr;
-    rc = fi_getinfo(FI_VERSION(1, 9), nullptr, nullptr, 0, hints.get(), &out);
-    if (rc == 0) return InfoPtr(out);
+  for (bool tagged : {true, false}) {
+    for (bool multi : {true, false}) {
+      InfoPtr hints = make_hints(name);
+      if (multi) hints->caps |= FI_MULTI_RECV;
+      if (tagged) hints->caps |= FI_TAGGED;
+      fi_info* out = nullptr;
+      rc = fi_getinfo(FI_VERSION(1, 9), nullptr, nullptr, 0, hints.get(), &out);
+      if (rc == 0) return InfoPtr(out);
+    }
   }
   return make_error(Status::Unreachable, getinfo_error(rc));
 }

@@ -50,6 +50,34 @@ inline constexpr uint8_t kAmMagic = 0xA7;
 // A liveness probe (no payload, no handler): its only purpose is a send that fails if the
 // peer is gone.
 inline constexpr uint16_t kAmFlagKeepalive = 1;
+// Transport-internal messages of the tagged get (ofi_tagged.cpp), never given to a handler:
+// a get request (GetRequest + the initiator's fi_getname bytes) and its refusal (GetNack).
+inline constexpr uint16_t kAmFlagGetRequest = 2;
+inline constexpr uint16_t kAmFlagGetNack = 4;
+
+// "Send me [addr, addr + length) of the region whose secret is `key`, tagged `tag`": the
+// initiator has posted fi_trecv(tag) for it. `initiator_uid` and the name that follows let the
+// target address its answer even when it never connected to the initiator.
+struct GetRequest {
+  uint64_t tag;
+  uint64_t key;
+  uint64_t addr;
+  uint64_t length;
+  uint64_t initiator_uid;
+  uint16_t name_len;
+  uint8_t version;  // kVersion
+  uint8_t pad[5];
+};
+static_assert(sizeof(GetRequest) == 48);
+
+// The target refused the get with `tag` (stale or forged key, range, rights): nothing will
+// be sent; the initiator cancels its receive and completes the get with `status`.
+struct GetNack {
+  uint64_t tag;
+  int32_t status;  // torus::Status
+  uint32_t pad;
+};
+static_assert(sizeof(GetNack) == 16);
 
 // The packed remote key. `key` is fi_mr_key's answer (a random 64-bit requested key where
 // the provider lets us choose it, so it is also the secret); `base`/`length` is the registered
