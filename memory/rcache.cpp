@@ -95,7 +95,7 @@ RegCache::~RegCache() {
     const std::string text = stats_text();
     log_write(LogLevel::Info, __FILE__, __LINE__, "%s", text.c_str());
   }
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<ShortLock> lock(mutex_);
   size_t in_use = 0;
   for (Region& r : regions_) {
     in_use += r.refs > 0;
@@ -123,7 +123,7 @@ Result<RegRef> RegCache::get(const void* addr, size_t len, uint32_t access) {
   if (forked()) return forked_error();
   const uintptr_t e = a + len;
 
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<ShortLock> lock(mutex_);
   if (caching_) {
     if (monitor_->pending(sub_)) drain_locked();
     auto it = map_.find_covering(a, e);
@@ -218,7 +218,7 @@ void RegCache::drop_merged_locked(std::vector<Region*>& merged) {
 
 void RegCache::release(Region* r) noexcept {
   if (forked()) return;  // the parent's registration: not ours to deregister
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<ShortLock> lock(mutex_);
   if (caching_ && monitor_->pending(sub_)) drain_locked();
   TORUS_ASSERT(r->refs > 0);
   if (--r->refs > 0) return;
@@ -235,7 +235,7 @@ void RegCache::release(Region* r) noexcept {
 
 void RegCache::flush_invalidations() {
   if (forked()) return;
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<ShortLock> lock(mutex_);
   if (caching_) drain_locked();
 }
 
@@ -300,7 +300,7 @@ void RegCache::lru_push_front(Region* r) noexcept {
 }
 
 RcacheStats RegCache::stats() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<ShortLock> lock(mutex_);
   return stats_;
 }
 

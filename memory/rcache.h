@@ -15,6 +15,7 @@
 #include "memory/fork_guard.h"
 #include "memory/interval_map.h"
 #include "memory/rcache_config.h"
+#include "memory/short_lock.h"
 #include "memory/unmap_monitor.h"
 
 namespace torus::mem {
@@ -147,7 +148,7 @@ class RegCache final {
   const uint64_t generation_;
   const int creator_pid_;
 
-  mutable std::mutex mutex_;
+  mutable ShortLock mutex_;
   UnmapMonitor::Subscription sub_;
   IntervalMap<Region*> map_;
   std::list<Region> regions_;  // owns every live region, cached or not

@@ -3,7 +3,10 @@
 #include <doctest/doctest.h>
 #include <sys/mman.h>
 
+#include <atomic>
 #include <random>
+#include <thread>
+#include <vector>
 
 #include "core/base/config.h"
 #include "memory/rcache.h"
@@ -257,4 +260,45 @@ TEST_CASE("rcache: randomized gets, releases and real invalidations never return
   CHECK(s.pending_deregs == 0);
   CHECK(reg.live() == s.regions);  // every registration is either cached or gone
   CHECK(s.unused_regions <= 8);
+}
+
+TEST_CASE("rcache: threads sharing one cache, with invalidations, lose no reference") {
+  REQUIRE(UnmapMonitor::instance().active());
+  constexpr size_t kPages = 32;
+  Arena arena(kPages);
+  RecordingRegistrar reg;
+  auto cache = make_cache(reg);
+  constexpr int kThreads = 4, kOps = 20000;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::minstd_rand rng(static_cast<unsigned>(t + 1));
+      std::vector<RegRef> held;
+      for (int op = 0; op < kOps; ++op) {
+        const size_t page_index = rng() % kPages;
+        if (t == 0 && op % 500 == 499) {
+          // Pages given back while the others look them up: the cache must drop them.
+          if (madvise(arena.at(page_index), page(), MADV_DONTNEED) != 0) ++failures;
+          continue;
+        }
+        auto r = cache->get(arena.at(page_index, 8), 64, kRead);
+        if (!r.ok() || r->start() > reinterpret_cast<uintptr_t>(arena.at(page_index)) ||
+            r->end() < reinterpret_cast<uintptr_t>(arena.at(page_index, 72)))
+          ++failures;
+        else if (rng() % 4 == 0)
+          held.push_back(std::move(r.value()));
+        if (held.size() > 8) held.erase(held.begin());
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  CHECK(failures.load() == 0);
+  cache->flush_invalidations();
+  const RcacheStats s = cache->stats();
+  CHECK(s.hits + s.misses == uint64_t(kThreads) * kOps - kOps / 500);
+  CHECK(s.invalidations > 0);
+  CHECK(s.pending_deregs == 0);
+  CHECK(s.unused_regions == s.regions);  // every reference came back
+  CHECK(reg.live() == s.regions);
 }
