@@ -3,6 +3,7 @@
 // their destination.
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -14,6 +15,33 @@ namespace {
 
 // Reads per event before yielding to other sockets, so one busy peer cannot starve others.
 constexpr int kReadsPerEvent = 16;
+// While a large get answer is due, a read into the buffer takes the frame being assembled
+// and at most this much more (several small frames, or the answer's header): the answer's
+// payload must go straight to its destination, and what lands in the buffer is copied once
+// more. An unbounded read put the first 256 KiB of every 1 MiB answer there.
+constexpr size_t kReadPastFrame = 4096;
+
+// How many bytes a read into the socket's buffer may take (at most the room left).
+size_t buffered_read_size(const Socket* s) {
+  const size_t room = s->rbuf.size() - s->rend;
+  const Peer* peer = s->peer.get();
+  if (s->state != SockState::Ready || peer == nullptr || peer->ops.empty() ||
+      !peer->ops.front().is_get || peer->ops.front().len <= kReadPastFrame)
+    return room;
+  // The frame whose start is buffered is read in full (parse_frames checked its header).
+  const size_t have = s->rend - s->rbeg;
+  size_t frame = sizeof(FrameHeader);
+  if (have >= sizeof(FrameHeader)) {
+    FrameHeader h;
+    std::memcpy(&h, s->rbuf.data() + s->rbeg, sizeof(h));
+    const auto type = static_cast<FrameType>(h.type);
+    // A get answer or put request is buffered only up to its body; its payload streams.
+    frame += type == FrameType::GetResp || type == FrameType::PutReq ? body_size(type)
+                                                                      : h.length;
+  }
+  const size_t need = frame > have ? frame - have : 0;
+  return std::min(room, need + kReadPastFrame);
+}
 
 }  // namespace
 
@@ -38,7 +66,7 @@ bool TcpIface::read_socket(Socket* s) {
         s->rbeg = 0;
       }
       dst = s->rbuf.data() + s->rend;
-      want = s->rbuf.size() - s->rend;
+      want = buffered_read_size(s);
     }
     const ssize_t n = ::recv(s->fd, dst, want, 0);
     if (n == 0) {
