@@ -68,6 +68,7 @@ RegCache::RegCache(Registrar& registrar, const RcacheConfig& cfg, std::string na
       caching_(caching),
       generation_(fork_generation()),
       creator_pid_(static_cast<int>(getpid())),
+      mutex_(!cfg.serialised_by_caller),
       sub_(monitor->subscribe()) {}
 
 RegCache::~RegCache() {

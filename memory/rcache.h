@@ -90,10 +90,11 @@ class RegRef {
   detail::Region* region_ = nullptr;
 };
 
-// Thread-safe through one mutex: transports call it from their worker's progress thread, so
+// Thread-safe through one lock (unless RcacheConfig::serialised_by_caller says the owner
+// serialises its calls): transports call it from their worker's progress thread, so
 // contention is rare, and holding the lock across reg() keeps merging simple and stops two
 // threads from registering the same buffer twice. A hit is a lock, one atomic load (pending
-// invalidations?) and a map lookup.
+// invalidations?) and a lookup that usually ends in IntervalMap's hint table.
 class RegCache final {
  public:
   // `monitor` nullptr: the process-wide one. Fails only for TORUS_RCACHE=y without a working

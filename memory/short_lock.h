@@ -14,15 +14,23 @@
 
 namespace torus::mem {
 
+// `enabled` false makes it a no-op, for an owner that serialises its calls itself.
 class ShortLock {
  public:
+  explicit ShortLock(bool enabled = true) noexcept : enabled_(enabled) {}
+
   void lock() noexcept {
+    if (!enabled_) return;
     if (!held_.exchange(true, std::memory_order_acquire)) [[likely]]
       return;
     lock_slow();
   }
-  bool try_lock() noexcept { return !held_.exchange(true, std::memory_order_acquire); }
-  void unlock() noexcept { held_.store(false, std::memory_order_release); }
+  bool try_lock() noexcept {
+    return !enabled_ || !held_.exchange(true, std::memory_order_acquire);
+  }
+  void unlock() noexcept {
+    if (enabled_) held_.store(false, std::memory_order_release);
+  }
 
  private:
   static void cpu_relax() noexcept {
@@ -43,6 +51,7 @@ class ShortLock {
     }
   }
 
+  const bool enabled_;
   std::atomic<bool> held_{false};
 };
 

@@ -64,6 +64,22 @@ TEST_CASE("interval map: covering lookup at the edges") {
   CHECK_FALSE(m.overlaps(0, 100));
 }
 
+TEST_CASE("interval map: a found interval erased or replaced is never found again") {
+  IntervalMap<int> m;
+  const uintptr_t page = 4096;
+  m.insert(10 * page, 12 * page, 1);
+  CHECK(m.find_covering(10 * page + 8, 10 * page + 64)->second.value == 1);  // now hinted
+  m.erase(m.find(10 * page));
+  CHECK(m.find_covering(10 * page + 8, 10 * page + 64) == m.end());
+  m.insert(10 * page, 11 * page, 2);  // same start, shorter
+  CHECK(m.find_covering(10 * page + 8, 10 * page + 64)->second.value == 2);
+  CHECK(m.find_covering(10 * page + 8, 11 * page + 1) == m.end());
+  IntervalMap<int> moved(std::move(m));
+  CHECK(moved.find_covering(10 * page + 8, 10 * page + 64)->second.value == 2);
+  moved.clear();
+  CHECK(moved.find_covering(10 * page + 8, 10 * page + 64) == moved.end());
+}
+
 TEST_CASE("interval map: randomized against a reference model") {
   std::mt19937_64 rng(12345);
   IntervalMap<int> m;

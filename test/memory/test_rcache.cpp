@@ -229,7 +229,11 @@ TEST_CASE("rcache: randomized gets, releases and real invalidations never return
   Arena arena(kPages);
   RecordingRegistrar reg;
   FreeLog frees;
-  auto cache = make_cache(reg, test_config(/*max_regions=*/8));
+  RcacheConfig cfg = test_config(/*max_regions=*/8);
+  // The lock-free variant an Iface owns must behave the same when used from one thread.
+  SUBCASE("thread-safe cache") {}
+  SUBCASE("caller-serialised cache") { cfg.serialised_by_caller = true; }
+  auto cache = make_cache(reg, cfg);
   std::mt19937_64 rng(777);
   std::vector<RegRef> held;
   for (int op = 0; op < 3000; ++op) {

@@ -104,8 +104,11 @@ std::optional<Error> OfiIface::setup() {
   mr_ctx_.mr_mode = info_->domain_attr->mr_mode;
   mr_ctx_.key_size = info_->domain_attr->mr_key_size;
   registrar_ = std::make_unique<LocalRegistrar>(mr_ctx_);
-  const mem::RcacheConfig rc_cfg =
+  mem::RcacheConfig rc_cfg =
       params_.config != nullptr ? mem::RcacheConfig::from(*params_.config) : mem::RcacheConfig{};
+  // Only this iface uses its cache, and an Iface is single-threaded (the worker serialises
+  // it in multi-thread mode): no lock on a hit.
+  rc_cfg.serialised_by_caller = true;
   auto cache = mem::RegCache::create(*registrar_, rc_cfg, "ofi/" + provider_);
   if (!cache) return cache.error();
   rcache_ = std::move(cache.value());
