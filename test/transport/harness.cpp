@@ -28,6 +28,8 @@ constexpr ConfigVariant kConfigVariants[] = {
     {"ofi", "TORUS_OFI_PROVIDER", "sockets"},
     // One receive buffer per message instead of multi-receive slabs.
     {"ofi", "TORUS_OFI_PROVIDER", "sockets", "TORUS_OFI_MULTI_RECV", "n"},
+    // libfabric's shm: FI_MR_VIRT_ADDR, no key checks of its own (get by tagged messages).
+    {"ofi", "TORUS_OFI_PROVIDER", "shm"},
     {"ofi", "TORUS_OFI_PROVIDER", "efa"},
     {"ofi", "TORUS_OFI_PROVIDER", "verbs"},
 };

@@ -27,6 +27,8 @@ bool rma_refusal_keeps_peer(const std::string& core_provider) {
   return core_provider != "tcp";
 }
 
+bool rma_keys_enforced(const std::string& core_provider) { return core_provider != "shm"; }
+
 bool multi_recv_usable(const std::string& core_provider) { return core_provider != "shm"; }
 
 size_t ordered_msg_limit(const char* prov_name) {
@@ -42,6 +44,10 @@ size_t ordered_msg_limit(const char* prov_name) {
 
 bool zero_length_rma_completes(const std::string& core_provider) {
   return core_provider != "shm";
+}
+
+bool peers_on_this_host(const std::string& core_provider) {
+  return core_provider == "shm";
 }
 
 bool rma_read_native(const fi_info& info, fid_ep* ep) {

@@ -1,4 +1,4 @@
-// Per-provider cost figures and provider-specific capability checks (EFA's RDMA read).
+// Per-provider cost figures and provider quirks (RMA keys on tcp and shm, EFA's RDMA read).
 #pragma once
 
 #include <rdma/fabric.h>
@@ -33,6 +33,13 @@ bool rma_read_native(const fi_info& info, fid_ep* ep);
 // keys checked by torus on the target (ofi_tagged.cpp), and put is not advertised.
 bool rma_refusal_keeps_peer(const std::string& core_provider);
 
+// Whether the provider checks an RMA's key, range and rights on the target at all.
+// libfabric 1.17's shm moves fi_read/fi_write with CMA straight from the virtual address:
+// a forged, stale or out-of-rights key is honoured (or the op never completes). Keys from a
+// peer must be refused, never honoured (DESIGN), so there too get goes by tagged messages,
+// checked by torus on the target, and put is not advertised.
+bool rma_keys_enforced(const std::string& core_provider);
+
 // Whether multi-receive buffers can be used. libfabric 1.17's shm provider advertises
 // FI_MULTI_RECV but crashes inside fi_setopt(FI_OPT_MIN_MULTI_RECV), without which a slab's
 // tail could be too short for a whole message: shm gets one buffer per message.
@@ -48,5 +55,11 @@ size_t ordered_msg_limit(const char* prov_name);
 // one; there a zero-length get/put completes at once after the local key checks (the
 // provider's own check of a stale key is then skipped: nothing is moved anyway).
 bool zero_length_rma_completes(const std::string& core_provider);
+
+// Whether the provider reaches only processes on this host. libfabric 1.17's shm writes a
+// send into the peer's queue in shared memory whether or not the peer still lives, so a
+// keepalive to a dead peer never fails: there each endpoint watches its peer's process
+// through a pidfd (from the pid in its address) and fails when it exits.
+bool peers_on_this_host(const std::string& core_provider);
 
 }  // namespace torus::ofi

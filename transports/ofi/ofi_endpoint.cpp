@@ -7,6 +7,8 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -17,7 +19,10 @@
 
 namespace torus::ofi {
 
-OfiEndpoint::~OfiEndpoint() { iface_.forget_endpoint(this); }
+OfiEndpoint::~OfiEndpoint() {
+  iface_.forget_endpoint(this);
+  if (pidfd >= 0) ::close(pidfd);
+}
 
 Status OfiEndpoint::am_short(tl::AmId id, std::span<const std::byte> header,
                              std::span<const std::byte> payload) {

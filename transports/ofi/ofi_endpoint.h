@@ -40,6 +40,9 @@ class OfiEndpoint final : public tl::Endpoint {
   // Tagged gets posted and not yet completed; a failing endpoint (peer gone) waits for them.
   size_t tagged_gets = 0;
   bool failing = false;
+  // The peer's process where the provider reaches only this host (shm), else -1: its exit
+  // fails the endpoint on the next keepalive tick (ofi_pidfd.h).
+  int pidfd = -1;
   std::chrono::steady_clock::time_point failing_since;
   void count_issued() noexcept { ++outstanding_; }
 

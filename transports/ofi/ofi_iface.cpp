@@ -4,14 +4,17 @@
 
 #include <rdma/fi_cm.h>
 #include <rdma/fi_errno.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "core/base/config.h"
 #include "core/base/log.h"
 #include "transports/ofi/ofi_cost.h"
 #include "transports/ofi/ofi_endpoint.h"
+#include "transports/ofi/ofi_pidfd.h"
 #include "transports/ofi/ofi_wire.h"
 
 namespace torus::ofi {
@@ -138,8 +141,9 @@ std::optional<Error> OfiIface::setup() {
   }
   if (rc != 0) return fi_error("fi_getname", rc);
   name_.assign(name.begin(), name.begin() + static_cast<ptrdiff_t>(len));
-  address_ = pack_address(params_.worker_uid, provider_, fabric_name_,
-                          std::span(name).first(len));
+  pid_ns_ = own_pid_namespace();
+  address_ = pack_address(params_.worker_uid, pid_ns_, static_cast<uint32_t>(::getpid()),
+                          provider_, fabric_name_, std::span(name).first(len));
 
   // An injected message may still sit in a software provider's queue (tcp, udp and shm
   // progress manually) with no completion to tell us; a sender that then sleeps would never
@@ -147,6 +151,7 @@ std::optional<Error> OfiIface::setup() {
   // until all have completed. Hardware providers hand an inject to the NIC.
   const std::string core = core_name(provider_.c_str());
   zero_length_rma_ = zero_length_rma_completes(core);
+  watch_pids_ = peers_on_this_host(core);
   use_inject_ = info_->domain_attr->data_progress == FI_PROGRESS_AUTO ||
                 !(core == "tcp" || core == "udp" || core == "shm");
   // am_short is injected up to the provider's size, else sent from a bounce buffer.
@@ -154,8 +159,10 @@ std::optional<Error> OfiIface::setup() {
       std::min<size_t>(std::max<size_t>(info_->tx_attr->inject_size, 64), 256 + sizeof(AmHeader));
   attr_.caps.am_short = inject > sizeof(AmHeader);
   attr_.caps.am_bcopy = true;
-  const bool rma_ok = rma_refusal_keeps_peer(core_name(provider_.c_str()));
-  // Where a refused key would cut the link, get goes by tagged messages (ofi_tagged.cpp).
+  // fi_read/fi_write only where the provider refuses a bad key and the link survives it;
+  // elsewhere (tcp cuts the link, shm checks nothing) get goes by tagged messages, keys
+  // checked by torus on the target (ofi_tagged.cpp).
+  const bool rma_ok = rma_refusal_keeps_peer(core) && rma_keys_enforced(core);
   tagged_get_ = !rma_ok && (info_->caps & FI_TAGGED) != 0;
   next_tag_ = (static_cast<uint64_t>(params_.worker_uid) * 0x9E3779B97F4A7C15ull) >> 4;
   attr_.caps.get_zcopy =
@@ -228,6 +235,13 @@ Result<std::unique_ptr<tl::Endpoint>> OfiIface::connect(std::span<const std::byt
     it = peers_.emplace(pa.worker_uid, addr).first;
   }
   auto ep = std::make_unique<OfiEndpoint>(*this, it->second);
+  // A pid from another pid namespace names some other process: not watched there.
+  if (watch_pids_ && pa.pid != 0 && pid_ns_ != 0 && pa.pid_ns == pid_ns_) {
+    ep->pidfd = open_pidfd(static_cast<pid_t>(pa.pid));
+    if (ep->pidfd < 0 && errno == ESRCH)
+      return make_error(Status::Unreachable,
+                        "ofi: peer process " + std::to_string(pa.pid) + " has exited");
+  }
   endpoints_.insert(ep.get());
   return std::unique_ptr<tl::Endpoint>(std::move(ep));
 }

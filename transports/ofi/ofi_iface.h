@@ -190,6 +190,8 @@ class OfiIface final : public tl::Iface {
   unsigned polls_since_clock_ = 0;
   bool use_inject_ = true;
   bool zero_length_rma_ = true;
+  bool watch_pids_ = false;  // peers_on_this_host: endpoints watch their peer's pidfd
+  uint64_t pid_ns_ = 0;
   size_t busy_ops_ = 0;  // sends and RMA not yet completed: arm() refuses while any are
   unsigned malformed_logged_ = 0;
   // Tagged get state (ofi_tagged.cpp).

@@ -10,6 +10,7 @@
 #include "core/base/log.h"
 #include "transports/ofi/ofi_endpoint.h"
 #include "transports/ofi/ofi_iface.h"
+#include "transports/ofi/ofi_pidfd.h"
 
 namespace torus::ofi {
 namespace {
@@ -119,6 +120,11 @@ void OfiIface::send_keepalives() {
   std::vector<OfiEndpoint*> gone;
   for (OfiEndpoint* ep : endpoints_) {
     if (ep->failing) continue;
+    if (ep->pidfd >= 0 && process_exited(ep->pidfd)) {
+      TORUS_WARN("ofi: peer process exited: failing its endpoint");
+      gone.push_back(ep);
+      continue;
+    }
     mem::PoolBuffer* b = take_tx_buf();
     if (b == nullptr) break;  // busy: the traffic itself will show a dead peer
     Op* op = new_op(Op::Kind::Send, ep, nullptr);

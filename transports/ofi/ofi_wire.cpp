@@ -5,8 +5,9 @@
 
 namespace torus::ofi {
 
-std::string pack_address(uint64_t worker_uid, const std::string& provider,
-                         const std::string& fabric, std::span<const std::byte> name) {
+std::string pack_address(uint64_t worker_uid, uint64_t pid_ns, uint32_t pid,
+                         const std::string& provider, const std::string& fabric,
+                         std::span<const std::byte> name) {
   AddrHeader h{};
   h.magic = kAddrMagic;
   h.version = kVersion;
@@ -14,6 +15,8 @@ std::string pack_address(uint64_t worker_uid, const std::string& provider,
   h.fabric_len = static_cast<uint8_t>(fabric.size() > 255 ? 255 : fabric.size());
   h.name_len = static_cast<uint16_t>(name.size());
   h.worker_uid = worker_uid;
+  h.pid_ns = pid_ns;
+  h.pid = pid;
   std::string out(reinterpret_cast<const char*>(&h), sizeof(h));
   out.append(provider, 0, h.prov_len);
   out.append(fabric, 0, h.fabric_len);
@@ -35,6 +38,8 @@ bool parse_address(std::span<const std::byte> in, ParsedAddress* out, std::strin
   if (in.size() != need || h.name_len == 0) return fail("length does not match its header");
   const char* p = reinterpret_cast<const char*>(in.data()) + sizeof(h);
   out->worker_uid = h.worker_uid;
+  out->pid_ns = h.pid_ns;
+  out->pid = h.pid;
   out->provider.assign(p, h.prov_len);
   out->fabric.assign(p + h.prov_len, h.fabric_len);
   out->name = in.subspan(sizeof(h) + h.prov_len + h.fabric_len, h.name_len);

@@ -10,10 +10,12 @@
 namespace torus::ofi {
 
 inline constexpr uint32_t kAddrMagic = 0x3069666f;  // "ofi0"
-inline constexpr uint8_t kVersion = 1;
+inline constexpr uint8_t kVersion = 2;
 
 // The iface address: this header, the provider name, the fabric name, then fi_getname's
 // bytes. A peer on another provider or fabric is unreachable, with the names in the reason.
+// pid and pid namespace let a provider that reaches only this host (shm) watch the peer
+// process (ofi_pidfd.h).
 struct AddrHeader {
   uint32_t magic;
   uint8_t version;
@@ -23,18 +25,24 @@ struct AddrHeader {
   uint16_t name_len;  // fi_getname bytes
   uint16_t reserved2;
   uint64_t worker_uid;
+  uint64_t pid_ns;  // inode of /proc/self/ns/pid, 0 if unknown
+  uint32_t pid;
+  uint32_t reserved3;
 };
-static_assert(sizeof(AddrHeader) == 24);
+static_assert(sizeof(AddrHeader) == 40);
 
 struct ParsedAddress {
   uint64_t worker_uid = 0;
+  uint64_t pid_ns = 0;
+  uint32_t pid = 0;
   std::string provider;
   std::string fabric;
   std::span<const std::byte> name;  // fi_getname bytes, inside the parsed buffer
 };
 
-std::string pack_address(uint64_t worker_uid, const std::string& provider,
-                         const std::string& fabric, std::span<const std::byte> name);
+std::string pack_address(uint64_t worker_uid, uint64_t pid_ns, uint32_t pid,
+                         const std::string& provider, const std::string& fabric,
+                         std::span<const std::byte> name);
 // False (and why) for a truncated, oversized, wrong-magic or wrong-version address.
 bool parse_address(std::span<const std::byte> in, ParsedAddress* out, std::string* why);
 
