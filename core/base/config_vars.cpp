@@ -106,6 +106,14 @@ constexpr VarDecl kVars[] = {
     {.name = "TORUS_TCP_RCVBUF", .type = Type::Size, .default_value = "auto", .unit = "bytes",
      .doc = "socket receive buffer size (SO_RCVBUF); auto = the kernel's autotuning",
      .allow_auto = true},
+    {.name = "TORUS_TCP_BULK_CONNS", .type = Type::Enum, .default_value = "1", .unit = "",
+     .doc = "extra tcp connections per peer that large gets/puts are striped over, so two "
+            "kernel copy paths run at once; 0 = one connection",
+     .choices = "0|1|2|3|4|5|6|7"},
+    {.name = "TORUS_TCP_STRIPE_MIN", .type = Type::Size, .default_value = "256k",
+     .unit = "bytes",
+     .doc = "tcp gets/puts from this size up are split over the main and the bulk "
+            "connections; inf = never"},
     {.name = "TORUS_KEEPALIVE_INTERVAL", .type = Type::Duration, .default_value = "10s",
      .unit = "seconds",
      .doc = "liveness probe interval: TCP keepalive on idle tcp connections, a probe message "

@@ -50,6 +50,7 @@ TEST_CASE("handshake MACs depend on the key, both nonces and both ids") {
   CHECK(m != hello_mac(a, 1, 9, 3, 4));
   CHECK(m != hello_mac(a, 1, 2, 9, 4));
   CHECK(m != hello_mac(a, 1, 2, 3, 9));
+  CHECK(m != hello_mac(a, 1, 2, 3, 4, 1));  // a bulk connection's hello names its lane
   CHECK(welcome_mac(a, 1, 2, 3, 1) != welcome_mac(a, 1, 2, 3, 2));
 }
 
@@ -86,7 +87,7 @@ TEST_CASE("parse_frame: whole, partial and malformed frames") {
   }
 }
 
-TEST_CASE("handshake messages: magic and version are checked") {
+TEST_CASE("handshake messages: magic, version and lane are checked") {
   Hello h{kMagic, kVersion, 0, 1, 2, 3, 4};
   Hello out;
   std::string why;
@@ -99,6 +100,12 @@ TEST_CASE("handshake messages: magic and version are checked") {
   CHECK_FALSE(parse_hello(bytes(h), &out, &why));
   CHECK(why.find("version") != std::string::npos);
   h.version = kVersion;
+  h.lane = kMaxLanes - 1;
+  CHECK(parse_hello(bytes(h), &out, &why));
+  h.lane = kMaxLanes;
+  CHECK_FALSE(parse_hello(bytes(h), &out, &why));
+  CHECK(why.find("lane") != std::string::npos);
+  h.lane = 0;
   h.magic = 0;
   CHECK_FALSE(parse_hello(bytes(h), &out, &why));
   Welcome w{kMagic, 7, {0, 0, 0}, 0};

@@ -78,8 +78,8 @@ MacKey derive_key(std::string_view job_key) noexcept {
 }
 
 uint64_t hello_mac(const MacKey& key, uint64_t acceptor_nonce, uint64_t connector_uid,
-                   uint64_t target_uid, uint64_t connector_nonce) noexcept {
-  return mac_words(key, 'H', {acceptor_nonce, connector_uid, target_uid, connector_nonce});
+                   uint64_t target_uid, uint64_t connector_nonce, uint8_t lane) noexcept {
+  return mac_words(key, 'H', {acceptor_nonce, connector_uid, target_uid, connector_nonce, lane});
 }
 
 uint64_t welcome_mac(const MacKey& key, uint64_t connector_nonce, uint64_t acceptor_nonce,

@@ -22,7 +22,7 @@ uint64_t siphash24(const MacKey& key, std::span<const uint8_t> data) noexcept;
 MacKey derive_key(std::string_view job_key) noexcept;
 
 uint64_t hello_mac(const MacKey& key, uint64_t acceptor_nonce, uint64_t connector_uid,
-                   uint64_t target_uid, uint64_t connector_nonce) noexcept;
+                   uint64_t target_uid, uint64_t connector_nonce, uint8_t lane = 0) noexcept;
 uint64_t welcome_mac(const MacKey& key, uint64_t connector_nonce, uint64_t acceptor_nonce,
                      uint64_t acceptor_uid, uint8_t verdict) noexcept;
 

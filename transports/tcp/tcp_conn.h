@@ -2,6 +2,8 @@
 // the get/put requests awaiting answers, the endpoints using it) and Socket is one TCP
 // socket with its handshake state and receive buffer. A Peer outlives sockets: when both
 // workers dial at once, the tie-break keeps one socket and the queued sends move to it.
+// A pair of workers may have bulk connections besides the main one: each is a Peer of its
+// own (a lane) owned by the main Peer, carrying only get/put requests and their answers.
 #pragma once
 
 #include <sys/uio.h>
@@ -87,6 +89,12 @@ struct RmaOp {
 
 struct Peer {
   uint64_t uid = 0;
+  unsigned lane = 0;                // 0: the main connection; 1..: a bulk one
+  // A bulk lane's main Peer, which owns it (and whose failure closes the lane's sockets
+  // before the main Peer can go away); null on the main Peer.
+  Peer* root = nullptr;
+  std::vector<std::shared_ptr<Peer>> lanes;  // main Peer: its bulk lanes, lanes[i].lane == i+1
+  bool wants_lanes = false;         // main Peer: a large get/put asked for bulk lanes
   NetAddr dial_addr{};              // where to dial, when we have to
   bool have_dial_addr = false;
   Socket* active = nullptr;         // Ready socket frames go on
@@ -102,7 +110,13 @@ struct Peer {
   uint64_t next_op = 1;
   std::vector<tl::Completion*> flushes;
   std::vector<TcpEndpoint*> endpoints;
-  bool quiet() const noexcept { return txq.empty() && ops.empty(); }
+  // Nothing queued or awaited here, nor (main Peer) on any bulk lane.
+  bool quiet() const noexcept {
+    if (!txq.empty() || !ops.empty()) return false;
+    for (const auto& l : lanes)
+      if (!l->txq.empty() || !l->ops.empty()) return false;
+    return true;
+  }
 };
 
 }  // namespace torus::tcp

@@ -1,4 +1,5 @@
-// The endpoint side of the data path: frames built here, written (or queued) by the iface.
+// The endpoint side of the data path: AM frames built here and written (or queued) by the
+// iface; gets and puts go through the iface's rma() (tcp_rma.cpp), which may stripe them.
 #include "transports/tcp/tcp_endpoint.h"
 
 #include <cstring>
@@ -10,15 +11,6 @@ namespace {
 
 FrameHeader frame_header(FrameType type, uint8_t id, size_t length) {
   return FrameHeader{static_cast<uint8_t>(type), id, 0, static_cast<uint32_t>(length)};
-}
-
-template <typename Body>
-std::array<std::byte, sizeof(FrameHeader) + sizeof(Body)> head_of(const FrameHeader& h,
-                                                                  const Body& b) {
-  std::array<std::byte, sizeof(FrameHeader) + sizeof(Body)> out;
-  std::memcpy(out.data(), &h, sizeof(h));
-  std::memcpy(out.data() + sizeof(h), &b, sizeof(b));
-  return out;
 }
 
 }  // namespace
@@ -72,32 +64,15 @@ Status TcpEndpoint::am_zcopy(tl::AmId id, std::span<const std::byte> header,
 Status TcpEndpoint::get_zcopy(std::span<std::byte> local, uint64_t remote_addr,
                               std::span<const std::byte> rkey, tl::Completion* comp) {
   if (rkey.size() != kRkeySize || local.size() > kMaxRmaLength) return Status::InvalidParam;
-  if (Status s = iface_.reserve(*peer_, 0); s != Status::Ok) return s;
-  GetReqBody b{};
-  b.op_id = peer_->next_op++;
-  b.remote_addr = remote_addr;
-  b.length = local.size();
-  std::memcpy(b.rkey, rkey.data(), kRkeySize);
-  const auto head = head_of(frame_header(FrameType::GetReq, 0, sizeof(b)), b);
-  // Recorded after the write: a failed write fails the peer, which completes the recorded
-  // operations, and this one must not complete twice. Answers only arrive in progress().
-  if (Status s = iface_.send_frame(*peer_, head, {}, false); s != Status::Ok) return s;
-  peer_->ops.push_back(RmaOp{b.op_id, true, local.data(), local.size(), comp});
-  return Status::InProgress;
+  return iface_.rma(*peer_, true, local.data(), local.size(), remote_addr, rkey, comp);
 }
 
 Status TcpEndpoint::put_zcopy(std::span<const std::byte> local, uint64_t remote_addr,
                               std::span<const std::byte> rkey, tl::Completion* comp) {
   if (rkey.size() != kRkeySize || local.size() > kMaxRmaLength) return Status::InvalidParam;
-  if (Status s = iface_.reserve(*peer_, 0); s != Status::Ok) return s;
-  PutReqBody b{};
-  b.op_id = peer_->next_op++;
-  b.remote_addr = remote_addr;
-  std::memcpy(b.rkey, rkey.data(), kRkeySize);
-  const auto head = head_of(frame_header(FrameType::PutReq, 0, sizeof(b) + local.size()), b);
-  if (Status s = iface_.send_frame(*peer_, head, local, true); s != Status::Ok) return s;
-  peer_->ops.push_back(RmaOp{b.op_id, false, nullptr, local.size(), comp});
-  return Status::InProgress;
+  // The put only reads local: rma() takes one pointer for both directions.
+  return iface_.rma(*peer_, false, const_cast<std::byte*>(local.data()), local.size(),
+                    remote_addr, rkey, comp);
 }
 
 Status TcpEndpoint::flush(tl::Completion* comp) {

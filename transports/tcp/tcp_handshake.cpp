@@ -39,8 +39,10 @@ bool TcpIface::handle_handshake(Socket* s) {
           return false;
         }
         s->peer_nonce = c.nonce;
-        Hello h{kMagic, kVersion, 0, self_.worker_uid, s->peer->uid, s->nonce, 0};
-        h.mac = hello_mac(key_, c.nonce, self_.worker_uid, s->peer->uid, s->nonce);
+        const auto lane = static_cast<uint16_t>(s->peer->lane);
+        Hello h{kMagic, kVersion, lane, self_.worker_uid, s->peer->uid, s->nonce, 0};
+        h.mac = hello_mac(key_, c.nonce, self_.worker_uid, s->peer->uid, s->nonce,
+                          static_cast<uint8_t>(lane));
         append(s->hs_out, h);
         s->state = SockState::AwaitWelcome;
         if (!flush_socket(s)) return false;
@@ -58,7 +60,8 @@ bool TcpIface::handle_handshake(Socket* s) {
           close_socket(s, Status::ProtocolError, "hello for another worker");
           return false;
         }
-        if (h.mac != hello_mac(key_, s->nonce, h.connector_uid, h.target_uid, h.nonce)) {
+        if (h.mac != hello_mac(key_, s->nonce, h.connector_uid, h.target_uid, h.nonce,
+                               static_cast<uint8_t>(h.lane))) {
           close_socket(s, Status::AccessDenied, "wrong job key (TORUS_JOB_KEY) in hello");
           return false;
         }
@@ -66,11 +69,13 @@ bool TcpIface::handle_handshake(Socket* s) {
           close_socket(s, Status::ProtocolError, "hello claims to come from this worker");
           return false;
         }
-        std::shared_ptr<Peer>& peer = peers_[h.connector_uid];
-        if (!peer) {
-          peer = std::make_shared<Peer>();
-          peer->uid = h.connector_uid;
+        std::shared_ptr<Peer>& root = peers_[h.connector_uid];
+        if (!root) {
+          root = std::make_shared<Peer>();
+          root->uid = h.connector_uid;
         }
+        // A bulk connection joins the pair's lane of that number (parse_hello bounded it).
+        const std::shared_ptr<Peer> peer = h.lane == 0 ? root : lane_of(root, h.lane);
         // Both workers may dial at once: the connection dialed by the smaller id survives.
         const bool duplicate =
             peer->active != nullptr ||

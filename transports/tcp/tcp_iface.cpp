@@ -174,6 +174,10 @@ TcpIface::~TcpIface() {
   for (auto& [uid, peer] : peers_) {
     peer->active = nullptr;
     peer->dialing = nullptr;
+    for (auto& l : peer->lanes) {
+      l->active = nullptr;
+      l->dialing = nullptr;
+    }
   }
   for (const auto& [raw, s] : sockets_)
     if (s->fd >= 0) ::close(s->fd);
@@ -317,7 +321,7 @@ Status TcpIface::dial(Peer& peer) {
     return Status::IoError;
   }
   s->state = pending ? SockState::Dialing : SockState::AwaitChallenge;
-  s->peer = peers_.count(peer.uid) ? peers_[peer.uid] : nullptr;
+  s->peer = shared_of(peer);
   s->nonce = random_u64();
   peer.dialing = s;
   return Status::Ok;
@@ -354,6 +358,7 @@ void TcpIface::make_active(Peer& peer, Socket* s) {
   peer.dialing = nullptr;
   peer.active = s;
   if (!peer.txq.empty()) flush_socket(s);
+  if (peer.wants_lanes && peer.root == nullptr && s->state == SockState::Ready) open_lanes(peer);
 }
 
 void TcpIface::close_socket(Socket* s, Status status, const std::string& why) {
@@ -386,28 +391,37 @@ void TcpIface::close_socket(Socket* s, Status status, const std::string& why) {
   }
 }
 
-void TcpIface::fail_peer(Peer& peer, Status status) {
-  if (peer.failed) return;
+void TcpIface::drop_link(Peer& peer, Status status, std::vector<tl::Completion*>* comps) {
   peer.failed = true;
   peer.failure = status;
+  if (peer.active != nullptr) close_socket(peer.active, Status::Ok, "");
+  if (peer.dialing != nullptr) close_socket(peer.dialing, Status::Ok, "");
+  for (const TxEntry& e : peer.txq)
+    if (e.comp != nullptr) comps->push_back(e.comp);
+  peer.txq.clear();
+  peer.owned_bytes = 0;
+  for (const RmaOp& op : peer.ops)
+    if (op.comp != nullptr) comps->push_back(op.comp);
+  peer.ops.clear();
+}
+
+void TcpIface::fail_peer(Peer& peer, Status status) {
+  // Losing any connection of a pair fails the whole pair: a striped transfer has pieces on
+  // every connection, and the main one alone would leave them waiting.
+  if (peer.root != nullptr) return fail_peer(*peer.root, status);
+  if (peer.failed) return;
   // Keep the peer alive through the callbacks below, which may destroy endpoints.
   std::shared_ptr<Peer> keep;
   if (auto it = peers_.find(peer.uid); it != peers_.end() && it->second.get() == &peer) {
     keep = it->second;
     peers_.erase(it);
   }
-  if (peer.active != nullptr) close_socket(peer.active, Status::Ok, "");
-  if (peer.dialing != nullptr) close_socket(peer.dialing, Status::Ok, "");
-  std::vector<tl::Completion*> zcopies;
-  for (const TxEntry& e : peer.txq)
-    if (e.comp != nullptr) zcopies.push_back(e.comp);
-  peer.txq.clear();
-  peer.owned_bytes = 0;
-  for (tl::Completion* c : zcopies) c->func(c, status);
-  std::deque<RmaOp> ops;
-  ops.swap(peer.ops);
-  for (RmaOp& op : ops)
-    if (op.comp != nullptr) op.comp->func(op.comp, status);
+  // Every connection is closed and every queue emptied before a completion runs: they may
+  // issue new operations, which must find the pair failed.
+  std::vector<tl::Completion*> comps;
+  drop_link(peer, status, &comps);
+  for (const auto& l : peer.lanes) drop_link(*l, status, &comps);
+  for (tl::Completion* c : comps) c->func(c, status);
   std::vector<tl::Completion*> flushes;
   flushes.swap(peer.flushes);
   for (tl::Completion* c : flushes) c->func(c, status);
@@ -419,7 +433,8 @@ void TcpIface::fail_peer(Peer& peer, Status status) {
   }
 }
 
-void TcpIface::settle(Peer& peer) {
+void TcpIface::settle(Peer& lane) {
+  Peer& peer = lane.root != nullptr ? *lane.root : lane;  // flushes wait on the main Peer
   if (!peer.quiet() || peer.flushes.empty()) return;
   std::vector<tl::Completion*> flushes;
   flushes.swap(peer.flushes);
@@ -467,10 +482,15 @@ unsigned TcpIface::progress() {
     for (Socket* s : stale)
       close_socket(s, Status::Timeout, "no handshake within 10 s");
     std::vector<std::shared_ptr<Peer>> stranded;
-    for (const auto& [uid, peer] : peers_)
-      if (peer->awaiting_incoming && peer->active == nullptr &&
-          now - peer->awaiting_since > 2 * kHandshakeTimeout)
-        stranded.push_back(peer);
+    const auto is_stranded = [&](const Peer& p) {
+      return p.awaiting_incoming && p.active == nullptr &&
+             now - p.awaiting_since > 2 * kHandshakeTimeout;
+    };
+    for (const auto& [uid, peer] : peers_) {
+      bool any = is_stranded(*peer);
+      for (const auto& l : peer->lanes) any = any || is_stranded(*l);
+      if (any) stranded.push_back(peer);
+    }
     for (const auto& peer : stranded) {
       TORUS_WARN("tcp: worker %016llx won a simultaneous dial but never connected back",
                  static_cast<unsigned long long>(peer->uid));

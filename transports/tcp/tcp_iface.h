@@ -21,6 +21,7 @@
 #include "transports/tcp/tcp_conn.h"
 #include "transports/tcp/tcp_netif.h"
 #include "transports/tcp/tcp_region.h"
+#include "transports/tcp/tcp_rma.h"
 #include "transports/transport.h"
 
 namespace torus::tcp {
@@ -31,6 +32,11 @@ struct Settings {
   uint64_t rcvbuf = 0;
   double keepalive_s = 10;          // <= 0 or inf: off
   std::string job_key;              // TORUS_JOB_KEY
+  // Bulk connections per peer besides the main one (TORUS_TCP_BULK_CONNS): a get or put of
+  // at least stripe_min bytes is split over all of them, so several kernel copies run at
+  // once. Dialed on the first such transfer. 0: everything on the main connection.
+  unsigned bulk_conns = 1;
+  uint64_t stripe_min = 256 * 1024;  // TORUS_TCP_STRIPE_MIN
 };
 
 class TcpIface final : public tl::Iface {
@@ -67,7 +73,16 @@ class TcpIface final : public tl::Iface {
   [[nodiscard]] Status ready_to_send(Peer& peer);
   // Room for `bytes` more copied payload on this peer (back-pressure), dialing if needed.
   [[nodiscard]] Status reserve(Peer& peer, size_t bytes);
+  // Software get (into local) or put (from local) of len bytes at the peer's remote_addr
+  // (tcp_rma.cpp): one request on the main connection, or, from stripe_min up, pieces on
+  // it and on the bulk connections that are ready. InProgress: comp fires once every piece
+  // is answered (with the first error, if any). Any other status: comp never fires.
+  [[nodiscard]] Status rma(Peer& peer, bool is_get, std::byte* local, size_t len,
+                           uint64_t remote_addr, std::span<const std::byte> rkey,
+                           tl::Completion* comp);
   void forget_endpoint(TcpEndpoint* ep);
+  // Sockets past their handshake, bulk ones included (tests and diagnostics).
+  size_t ready_connections() const noexcept;
   std::span<std::byte> scratch() noexcept { return scratch_; }
 
  private:
@@ -87,9 +102,16 @@ class TcpIface final : public tl::Iface {
   void make_active(Peer& peer, Socket* s);
   // Closes a socket; `why` is logged once (malformed or refused peers) unless empty.
   void close_socket(Socket* s, Status status, const std::string& why);
-  void fail_peer(Peer& peer, Status status);
+  void fail_peer(Peer& peer, Status status);  // a bulk lane fails its whole pair
+  void drop_link(Peer& peer, Status status, std::vector<tl::Completion*>* comps);
   void settle(Peer& peer);  // fires flush completions when the peer went quiet
   void tune_socket(int fd) const;
+  std::shared_ptr<Peer> shared_of(Peer& peer);
+  std::shared_ptr<Peer> lane_of(const std::shared_ptr<Peer>& root, unsigned lane);  // creates
+  void open_lanes(Peer& root);  // dials the bulk lanes that have no connection yet
+  [[nodiscard]] Status rma_one(Peer& lane, bool is_get, std::byte* local, size_t len,
+                               uint64_t remote_addr, std::span<const std::byte> rkey,
+                               tl::Completion* comp);
 
   tl::IfaceParams params_;
   Settings settings_;
@@ -116,6 +138,8 @@ class TcpIface final : public tl::Iface {
   unsigned idle_polls_ = 0;
   unsigned refused_logged_ = 0;
   std::vector<std::shared_ptr<Peer>> to_settle_;
+  std::vector<std::unique_ptr<StripeGroup>> stripes_;  // every group, busy or free
+  std::vector<StripeGroup*> free_stripes_;
 };
 
 }  // namespace torus::tcp

@@ -174,6 +174,11 @@ void TcpIface::handle_frame(Socket* s, const ParsedFrame& f, const std::byte* pa
   Peer& peer = *s->peer;
   switch (f.type) {
     case FrameType::Am: {
+      if (peer.lane != 0) {
+        // Bulk connections carry get/put only; an AM there would overtake the main one's.
+        close_socket(s, Status::ProtocolError, "active message on a bulk connection");
+        return;
+      }
       const Handler& h = handlers_[f.id];
       if (h.fn == nullptr) {
         TORUS_DEBUG("tcp: no handler for active message %u; dropped", f.id);

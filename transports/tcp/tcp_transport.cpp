@@ -1,6 +1,8 @@
 // The tcp transport module: viability (an interface to listen on), TORUS_TCP_* settings.
 #include "transports/tcp/tcp_transport.h"
 
+#include <algorithm>
+
 #include "core/base/config.h"
 #include "transports/tcp/tcp_iface.h"
 #include "transports/tcp/tcp_netif.h"
@@ -19,6 +21,11 @@ Settings read_settings(const config::Config* cfg) {
   s.rcvbuf = rcv == config::kSizeAuto || rcv == config::kSizeInf ? 0 : rcv;
   s.keepalive_s = cfg->get_duration("TORUS_KEEPALIVE_INTERVAL");
   s.job_key = cfg->get_string("TORUS_JOB_KEY");
+  // An enum of 0..kMaxLanes-1, so a value out of range is refused with the accepted ones.
+  const std::string& bulk = cfg->get_string("TORUS_TCP_BULK_CONNS");
+  if (!bulk.empty() && bulk[0] >= '0' && bulk[0] < '0' + static_cast<int>(kMaxLanes))
+    s.bulk_conns = static_cast<unsigned>(bulk[0] - '0');
+  s.stripe_min = cfg->get_size("TORUS_TCP_STRIPE_MIN");  // inf: never striped
   return s;
 }
 

@@ -86,7 +86,7 @@ bool parse_hello(std::span<const std::byte, sizeof(Hello)> bytes, Hello* out, st
   if (out->version != kVersion)
     return bad(why, "peer speaks tcp wire version " + std::to_string(out->version) +
                         ", this build speaks " + std::to_string(kVersion));
-  if (out->reserved != 0) return bad(why, "reserved hello bits set");
+  if (out->lane >= kMaxLanes) return bad(why, "hello names a connection lane out of range");
   return true;
 }
 

@@ -13,7 +13,8 @@
 namespace torus::tcp {
 
 inline constexpr uint32_t kMagic = 0x31535254;  // "TRS1" little-endian
-inline constexpr uint16_t kVersion = 1;
+// 2: the hello names the connection's lane (0 = the main connection, 1.. = bulk ones).
+inline constexpr uint16_t kVersion = 2;
 inline constexpr size_t kRkeySize = 16;         // {u64 region id, u64 secret}
 // An AM frame carries at most this much (the iface's max_bcopy): the receive buffer holds
 // one whole AM, so the handler sees contiguous bytes.
@@ -22,6 +23,9 @@ inline constexpr size_t kMaxAmPayload = 64 * 1024;
 inline constexpr size_t kMaxZcopyHeader = 56;
 // One get/put moves at most this much; the caller fragments larger transfers.
 inline constexpr uint64_t kMaxRmaLength = 64ull << 20;
+// Connections per pair of workers: the main one (lane 0) and at most kMaxLanes - 1 bulk
+// ones that carry only get/put requests and their answers (tcp_rma.cpp).
+inline constexpr unsigned kMaxLanes = 8;
 
 enum class FrameType : uint8_t {
   Am = 1,       // id = AM id; payload = header + data of the message
@@ -67,7 +71,7 @@ struct Challenge {
 struct Hello {
   uint32_t magic;
   uint16_t version;
-  uint16_t reserved;
+  uint16_t lane;        // which connection of the pair this is (< kMaxLanes)
   uint64_t connector_uid;
   uint64_t target_uid;  // the worker the connector means to reach (a reused port is caught)
   uint64_t nonce;
