@@ -106,6 +106,7 @@ std::optional<Error> OfiIface::setup() {
   mr_ctx_.ep = ep_;
   mr_ctx_.mr_mode = info_->domain_attr->mr_mode;
   mr_ctx_.key_size = info_->domain_attr->mr_key_size;
+  mr_ctx_.hmem = (info_->caps & FI_HMEM) != 0;
   registrar_ = std::make_unique<LocalRegistrar>(mr_ctx_);
   mem::RcacheConfig rc_cfg =
       params_.config != nullptr ? mem::RcacheConfig::from(*params_.config) : mem::RcacheConfig{};
@@ -181,6 +182,7 @@ std::optional<Error> OfiIface::setup() {
   attr_.am_cost = cost.am;
   attr_.rma_cost = cost.rma;
   attr_.mem_types = tl::mem_type_bit(tl::MemType::Host);
+  if (mr_ctx_.hmem) attr_.mem_types |= tl::mem_type_bit(tl::MemType::Cuda);
   attr_.reach = tl::Reach::Network;
   attr_.rkey_size = sizeof(PackedRkey);
   TORUS_DEBUG("ofi: %s on %s: mr_mode %s, inject %zu, %s receive, wait fd %d, get by %s",

@@ -5,10 +5,12 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <sys/random.h>
+#include <sys/uio.h>
 
 #include <cstring>
 
 #include "core/base/log.h"
+#include "memory/memtype.h"
 
 namespace torus::ofi {
 namespace {
@@ -28,10 +30,31 @@ Result<fid_mr*> register_mr(const MrContext& ctx, const void* addr, size_t len,
                             uint64_t access) {
   fid_mr* mr = nullptr;
   int rc = -FI_ENOKEY;
+  // A branch while CUDA is not loaded; managed memory registers as host memory (the
+  // driver migrates it), device memory needs the provider's HMEM support.
+  const mem::MemInfo info = mem::query_mem_info(addr);
+  const bool device = info.type == mem::MemType::CudaDevice;
+  if (device && !ctx.hmem)
+    return make_error(Status::Unsupported,
+                      "ofi: CUDA device memory, but the provider did not grant FI_HMEM");
   // Without FI_MR_PROV_KEY we choose the key; a random one is the region's secret. A
   // collision with a live key (-FI_ENOKEY) is retried with another.
-  for (int attempt = 0; attempt < 4 && rc == -FI_ENOKEY; ++attempt)
-    rc = fi_mr_reg(ctx.domain, addr, len, access, 0, random_key(ctx.key_size), 0, &mr, nullptr);
+  for (int attempt = 0; attempt < 4 && rc == -FI_ENOKEY; ++attempt) {
+    if (!device) {
+      rc = fi_mr_reg(ctx.domain, addr, len, access, 0, random_key(ctx.key_size), 0, &mr,
+                     nullptr);
+      continue;
+    }
+    iovec iov{const_cast<void*>(addr), len};
+    fi_mr_attr attr{};
+    attr.mr_iov = &iov;
+    attr.iov_count = 1;
+    attr.access = access;
+    attr.requested_key = random_key(ctx.key_size);
+    attr.iface = FI_HMEM_CUDA;
+    attr.device.cuda = info.device;
+    rc = fi_mr_regattr(ctx.domain, &attr, 0, &mr);
+  }
   if (rc != 0)
     return make_error(rc == -FI_ENOMEM ? Status::NoMemory : Status::IoError,
                       "fi_mr_reg(" + std::to_string(len) + " bytes): " + fi_strerror(-rc));

@@ -23,9 +23,12 @@ struct MrContext {
   fid_ep* ep = nullptr;       // bound to each region under FI_MR_ENDPOINT
   int mr_mode = 0;
   size_t key_size = 8;        // domain_attr->mr_key_size
+  bool hmem = false;          // the provider granted FI_HMEM: CUDA memory registers
 };
 
-// fi_mr_reg + (FI_MR_ENDPOINT) fi_mr_bind/fi_mr_enable. `access` is in FI_* bits.
+// fi_mr_reg (host memory) or fi_mr_regattr with FI_HMEM_CUDA and the device ordinal (CUDA
+// device memory, where the provider granted FI_HMEM; Unsupported where not), then under
+// FI_MR_ENDPOINT fi_mr_bind/fi_mr_enable. `access` is in FI_* bits.
 Result<fid_mr*> register_mr(const MrContext& ctx, const void* addr, size_t len,
                             uint64_t access);
 

@@ -2,6 +2,8 @@
 // reasons. Duplicates of torus's own transports (tcp, sockets, udp, shm) open only when named.
 #include "transports/ofi/ofi_provider.h"
 
+#include "memory/memtype.h"
+
 #include <rdma/fi_domain.h>
 #include <rdma/fi_errno.h>
 
@@ -16,7 +18,7 @@ namespace {
 // verbs) say yes; lenient ones answer with the subset they need. FI_MR_RAW is not offered
 // (keys wider than 64 bits need fi_mr_map_raw on the initiator, not written yet).
 constexpr int kMrModes = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY |
-                         FI_MR_ENDPOINT;
+                         FI_MR_ENDPOINT | FI_MR_HMEM;
 
 bool in(const std::string& name, std::initializer_list<const char*> list) {
   for (const char* n : list)
@@ -30,17 +32,25 @@ std::string getinfo_error(int rc) {
 
 // fi_getinfo for `name` with hints; tagged messages (the tagged get, ofi_tagged.cpp) and
 // multi-receive asked first and dropped if refused, so a provider without them is still
-// usable (no get where RMA keys are unsafe; plain receive buffers).
+// usable (no get where RMA keys are unsafe; plain receive buffers). FI_HMEM (GPU memory
+// registered with the NIC) is asked only when the process has loaded the CUDA driver: some
+// providers take slower paths with it on, and without a loaded driver no buffer can be GPU
+// memory (memory/memtype.h).
 Result<InfoPtr> getinfo(const std::string& name) {
   int rc = 0;
-  for (bool tagged : {true, false}) {
-    for (bool multi : {true, false}) {
-      InfoPtr hints = make_hints(name);
-      if (multi) hints->caps |= FI_MULTI_RECV;
-      if (tagged) hints->caps |= FI_TAGGED;
-      fi_info* out = nullptr;
-      rc = fi_getinfo(FI_VERSION(1, 9), nullptr, nullptr, 0, hints.get(), &out);
-      if (rc == 0) return InfoPtr(out);
+  const bool want_hmem = mem::cuda_may_be_loaded();
+  for (bool hmem : {true, false}) {
+    if (hmem && !want_hmem) continue;
+    for (bool tagged : {true, false}) {
+      for (bool multi : {true, false}) {
+        InfoPtr hints = make_hints(name);
+        if (multi) hints->caps |= FI_MULTI_RECV;
+        if (tagged) hints->caps |= FI_TAGGED;
+        if (hmem) hints->caps |= FI_HMEM;
+        fi_info* out = nullptr;
+        rc = fi_getinfo(FI_VERSION(1, 9), nullptr, nullptr, 0, hints.get(), &out);
+        if (rc == 0) return InfoPtr(out);
+      }
     }
   }
   return make_error(Status::Unreachable, getinfo_error(rc));
