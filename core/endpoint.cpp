@@ -42,10 +42,7 @@ std::span<const std::byte> as_bytes_of(const H& h) {
   return {reinterpret_cast<const std::byte*>(&h), sizeof(H)};
 }
 
-RequestImpl* from_completion(tl::Completion* c) {
-  return reinterpret_cast<RequestImpl*>(reinterpret_cast<char*>(c) -
-                                        offsetof(RequestImpl, comp));
-}
+RequestImpl* from_completion(tl::Completion* c) { return RequestImpl::of_completion(c); }
 
 }  // namespace
 
@@ -210,12 +207,26 @@ Status EndpointImpl::send_tag(const void* buf, size_t length, Tag tag, Request**
                               const SendParams& p) {
   if (__builtin_expect(is_error(failed_), 0)) return failed_;
   const proto::ProtoRange& r = (p.sync ? sync_table_ : tag_table_).lookup(length);
-  if (__builtin_expect(r.proto == proto::ProtoId::EagerShort && !p.sync && wired_ &&
-                           pending_.empty(), 1)) {
-    proto::EagerHdr h{tag};
-    Status s = am_lane().ep->am_short(proto::kAmEagerOnly, as_bytes_of(h),
-                                      {static_cast<const std::byte*>(buf), length});
-    if (s != Status::NoResource) return s;
+  // Fast paths: a message that goes out whole, now, completes inline with no request.
+  if (__builtin_expect(!p.sync && wired_ && pending_.empty(), 1)) {
+    if (r.proto == proto::ProtoId::EagerShort) {
+      proto::EagerHdr h{tag};
+      Status s = am_lane().ep->am_short(proto::kAmEagerOnly, as_bytes_of(h),
+                                        {static_cast<const std::byte*>(buf), length});
+      if (s != Status::NoResource) return s;
+    } else if (r.proto == proto::ProtoId::EagerBcopy) {
+      // One packed fragment, as send_bcopy_fragments would send it (not when send_fragment
+      // would choose zero-copy, which needs the request for its completion).
+      const Lane& l = lanes_[r.lane];
+      const bool zcopy = l.attr->caps.am_zcopy && length >= worker_->zcopy_thresh() &&
+                         sizeof(proto::EagerHdr) + length <= l.attr->limits.max_zcopy;
+      if (!zcopy && length + sizeof(proto::EagerHdr) <= l.attr->limits.max_bcopy) {
+        proto::EagerHdr h{tag};
+        FragPack f{&h, sizeof(h), static_cast<const std::byte*>(buf), length};
+        Status s = l.ep->am_bcopy(proto::kAmEagerOnly, &pack_frag, &f);
+        if (s != Status::NoResource) return s;
+      }
+    }
   }
   ensure_wireup();
   RequestImpl* req = worker_->alloc_request();

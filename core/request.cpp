@@ -1,6 +1,8 @@
 // Request pool: chunks never move, so a request's address and wire id stay valid.
 #include "core/request.h"
 
+#include <cstring>
+
 namespace torus::core {
 
 RequestImpl* RequestPool::get(WorkerImpl* worker) {
@@ -16,11 +18,12 @@ RequestImpl* RequestPool::get(WorkerImpl* worker) {
   }
   RequestImpl* r = free_;
   free_ = r->next;
-  uint32_t index = r->index, gen = r->generation + 1;
-  r->~RequestImpl();
-  new (r) RequestImpl();
-  r->index = index;
-  r->generation = gen;
+  // put() emptied the owning members; the rest starts afresh. Copied from a constant so the
+  // compiler emits vector stores: for the bare `= RequestState{}` gcc chose `rep stos`,
+  // whose start-up cost was a tenth of a small receive's time in a VM.
+  static const RequestState kFresh{};
+  std::memcpy(static_cast<RequestState*>(r), &kFresh, sizeof(RequestState));
+  ++r->generation;
   r->worker = worker;
   ++in_use_;
   return r;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "core/api/torus.h"
@@ -15,6 +16,7 @@
 namespace torus::core {
 
 class EndpointImpl;
+class RequestImpl;
 class WorkerImpl;
 struct Unexpected;
 
@@ -29,18 +31,16 @@ enum class SendStage : uint8_t {
   Done,
 };
 
-class RequestImpl final : public Request {
- public:
-  // Identity on the wire: pool index and generation, so a stale id is recognised.
-  uint64_t id() const noexcept { return (uint64_t{generation} << 32) | index; }
-
+// Every field of a request that a new use starts afresh, trivially copyable so that the pool
+// resets it with one copy of a constant (a few vector stores) instead of destroying and
+// rebuilding the whole object: that reset runs for every receive posted and every send that
+// waits.
+struct RequestState {
   ReqKind kind = ReqKind::Free;
   Status status = Status::InProgress;
   bool done = false;
   bool released = false;  // user gave it back; free it on completion
   bool queued = false;    // on its endpoint's pending list: only that entry resumes it
-  uint32_t index = 0;
-  uint32_t generation = 0;
   WorkerImpl* worker = nullptr;
 
   // Callbacks (the C API's take the place of the C++ ones).
@@ -67,14 +67,11 @@ class RequestImpl final : public Request {
   bool acked = false;               // sync eager: the receiver matched it
   unsigned am_user_id = 0;           // am_send: user handler id
   enum class Rma : uint8_t { None, Put, Get, Flush } rma = Rma::None;
-  std::vector<std::byte> am_header;  // am_send: header copy when queued
   size_t offset = 0;                 // bytes sent/read/written so far
   size_t inflight = 0;               // outstanding transport completions
-  std::unique_ptr<tl::MemRegion> mr;
   uint64_t peer_req_id = 0;          // rndv_put: receiver's request id (from RTR)
   uint64_t put_remote_addr = 0;
   size_t put_length = 0;
-  std::vector<std::byte> peer_rkey;  // rndv: the peer's packed key
 
   // Receive state.
   RecvInfo info;
@@ -90,6 +87,31 @@ class RequestImpl final : public Request {
   RequestImpl* ep_prev = nullptr;
 
   tl::Completion comp;  // transport completions of get/put fragments
+};
+static_assert(std::is_trivially_copyable_v<RequestState>);
+static_assert(std::is_standard_layout_v<RequestState>);
+
+class RequestImpl final : public Request, public RequestState {
+ public:
+  // The fields, not Request's accessors of the same names.
+  using RequestState::info;
+  using RequestState::status;
+
+  // Identity on the wire: pool index and generation, so a stale id is recognised.
+  uint64_t id() const noexcept { return (uint64_t{generation} << 32) | index; }
+  // The request whose `comp` a transport completed.
+  static RequestImpl* of_completion(tl::Completion* c) noexcept {
+    auto* st = reinterpret_cast<RequestState*>(reinterpret_cast<char*>(c) -
+                                               offsetof(RequestState, comp));
+    return static_cast<RequestImpl*>(st);
+  }
+
+  // Kept across uses (the pool empties them on put): not part of RequestState.
+  uint32_t index = 0;
+  uint32_t generation = 0;
+  std::vector<std::byte> am_header;  // am_send: header copy when queued
+  std::unique_ptr<tl::MemRegion> mr;
+  std::vector<std::byte> peer_rkey;  // rndv: the peer's packed key
 };
 
 // Free list of requests in stable chunks; ids map back to objects in O(1).

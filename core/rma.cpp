@@ -13,10 +13,7 @@
 namespace torus::core {
 namespace {
 
-RequestImpl* from_completion(tl::Completion* c) {
-  return reinterpret_cast<RequestImpl*>(reinterpret_cast<char*>(c) -
-                                        offsetof(RequestImpl, comp));
-}
+RequestImpl* from_completion(tl::Completion* c) { return RequestImpl::of_completion(c); }
 
 }  // namespace
 

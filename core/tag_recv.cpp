@@ -17,10 +17,7 @@ bool read_hdr(const std::byte* data, size_t len, H* out) {
   return true;
 }
 
-RequestImpl* from_completion(tl::Completion* c) {
-  return reinterpret_cast<RequestImpl*>(reinterpret_cast<char*>(c) -
-                                        offsetof(RequestImpl, comp));
-}
+RequestImpl* from_completion(tl::Completion* c) { return RequestImpl::of_completion(c); }
 
 }  // namespace
 

@@ -43,6 +43,18 @@ int p2p_check_typed(const Comm* c, int count, MPI_Datatype type, int peer, int t
   return p2p_check_envelope(c, peer, tag, receiving);
 }
 
+int p2p_check_resolved(const Comm* c, int count, MPI_Datatype type, int peer, int tag,
+                       bool receiving, const TypeInfo** resolved) {
+  if (!c) return MPI_ERR_COMM;
+  // The checks and their order are type_bytes's.
+  const TypeInfo* t = type_info(type);
+  if (t == nullptr || !t->committed.load(std::memory_order_acquire)) return MPI_ERR_TYPE;
+  if (count < 0) return MPI_ERR_COUNT;
+  if (int e = p2p_check_envelope(c, peer, tag, receiving)) return e;
+  *resolved = t;
+  return MPI_SUCCESS;
+}
+
 int p2p_check_envelope(const Comm* c, int peer, int tag, bool receiving) {
   if (tag > kTagUb || (tag < 0 && !(receiving && tag == MPI_ANY_TAG))) return MPI_ERR_TAG;
   if (peer != MPI_PROC_NULL && (peer >= c->size || (peer < 0 && !(receiving &&
@@ -116,7 +128,9 @@ class StagedRecv final : public PendingOp {
 int do_isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
              bool sync, MPI_Request* request, const char* fn) {
   Comm* c = comm_get(comm);
-  if (int e = p2p_check_typed(c, count, type, dest, tag, false)) return raise_error(c, e, fn);
+  const TypeInfo* t = nullptr;
+  if (int e = p2p_check_resolved(c, count, type, dest, tag, false, &t))
+    return raise_error(c, e, fn);
   MPI_Status done{};
   status_empty(&done);
   if (dest == MPI_PROC_NULL) {
@@ -124,7 +138,7 @@ int do_isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, M
     return MPI_SUCCESS;
   }
   SendView v;
-  if (int e = v.init(buf, count, type)) return raise_error(c, e, fn);
+  if (int e = v.init_typed(buf, static_cast<size_t>(count), *t)) return raise_error(c, e, fn);
   Request* req = nullptr;
   Status s = post_send(*c, c->context_id, v.data(), v.bytes(), dest, tag, sync, &req);
   if (torus::is_error(s)) return raise_error(c, error_from_status(s), fn);
@@ -195,7 +209,8 @@ int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int
 int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Request* request) {
   Comm* c = comm_get(comm);
-  if (int e = p2p_check_typed(c, count, datatype, source, tag, true))
+  const TypeInfo* t = nullptr;
+  if (int e = p2p_check_resolved(c, count, datatype, source, tag, true, &t))
     return raise_error(c, e, "MPI_Irecv");
   MPI_Status done{};
   status_empty(&done);
@@ -204,7 +219,8 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
     return MPI_SUCCESS;
   }
   RecvView v;
-  if (int e = v.init(buf, count, datatype)) return raise_error(c, e, "MPI_Irecv");
+  if (int e = v.init_resolved(buf, static_cast<size_t>(count), datatype, *t))
+    return raise_error(c, e, "MPI_Irecv");
   Request* req = nullptr;
   Status s = post_recv(*c, c->context_id, v.data(), v.bytes(), source, tag, &req);
   if (torus::is_error(s)) return raise_error(c, error_from_status(s), "MPI_Irecv");

@@ -11,6 +11,7 @@
 namespace torus::mpi {
 
 struct Comm;
+struct TypeInfo;
 
 // Validates the common arguments; returns an MPI error code and sets *bytes (count times the
 // datatype's size). `receiving` admits MPI_ANY_SOURCE and MPI_ANY_TAG.
@@ -20,6 +21,10 @@ int p2p_check(const Comm* c, int count, MPI_Datatype type, int peer, int tag, bo
 // data through a SendView/RecvView, type_view.h).
 int p2p_check_typed(const Comm* c, int count, MPI_Datatype type, int peer, int tag,
                     bool receiving);
+// p2p_check_typed that also hands out the datatype it looked up (*type, set on success), so
+// the nonblocking calls build their view without a second lookup.
+int p2p_check_resolved(const Comm* c, int count, MPI_Datatype type, int peer, int tag,
+                       bool receiving, const TypeInfo** resolved);
 // Only the peer and tag.
 int p2p_check_envelope(const Comm* c, int peer, int tag, bool receiving);
 // Fills an MPI status from what a receive got (source and tag decoded from the torus tag).

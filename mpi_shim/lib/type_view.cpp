@@ -31,9 +31,12 @@ size_t type_packed_size(MPI_Datatype type) noexcept {
   return t && t->committed.load(std::memory_order_acquire) ? t->size : 0;
 }
 
+// One type lookup per message (the type_bytes + init_elements pair looked it up twice).
 int SendView::init(const void* buf, int count, MPI_Datatype type) {
-  if (int e = type_bytes(type, count, &bytes_)) return e;
-  return init_elements(buf, static_cast<size_t>(count), type);
+  const TypeInfo* t = type_info(type);
+  if (t == nullptr || !t->committed.load(std::memory_order_acquire)) return MPI_ERR_TYPE;
+  if (count < 0) return MPI_ERR_COUNT;
+  return init_typed(buf, static_cast<size_t>(count), *t);
 }
 
 int SendView::init_elements(const void* buf, size_t count, MPI_Datatype type) {
@@ -56,16 +59,22 @@ int SendView::init_typed(const void* buf, size_t count, const TypeInfo& t) {
 }
 
 int RecvView::init(void* buf, int count, MPI_Datatype type) {
-  if (int e = type_bytes(type, count, &bytes_)) return e;
-  return init_elements(buf, static_cast<size_t>(count), type);
+  const TypeInfo* t = type_info(type);
+  if (t == nullptr || !t->committed.load(std::memory_order_acquire)) return MPI_ERR_TYPE;
+  if (count < 0) return MPI_ERR_COUNT;
+  return init_resolved(buf, static_cast<size_t>(count), type, *t);
 }
 
 int RecvView::init_elements(void* buf, size_t count, MPI_Datatype type) {
   const TypeInfo* t = type_info(type);
   if (t == nullptr || !t->committed.load(std::memory_order_acquire)) return MPI_ERR_TYPE;
-  if (dense(*t) || t->size * count == 0) {  // no reference to take
-    bytes_ = t->size * count;
-    data_ = static_cast<std::byte*>(buf) + t->true_lb;
+  return init_resolved(buf, count, type, *t);
+}
+
+int RecvView::init_resolved(void* buf, size_t count, MPI_Datatype type, const TypeInfo& t) {
+  if (dense(t) || t.size * count == 0) {  // no reference to take
+    bytes_ = t.size * count;
+    data_ = static_cast<std::byte*>(buf) + t.true_lb;
     return MPI_SUCCESS;
   }
   return init_held(buf, count, type_hold(type));

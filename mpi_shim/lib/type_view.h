@@ -45,6 +45,8 @@ class RecvView {
   int init_elements(void* buf, size_t count, MPI_Datatype type);
   // For a type already held (and committed), whether or not its handle was freed since.
   int init_held(void* buf, size_t count, TypeRef type);
+  // init_elements for a type already looked up (and checked committed): `t` is type's.
+  int init_resolved(void* buf, size_t count, MPI_Datatype type, const TypeInfo& t);
   void* data() const noexcept { return data_; }
   size_t bytes() const noexcept { return bytes_; }
   bool staged() const noexcept { return staging_ != nullptr; }

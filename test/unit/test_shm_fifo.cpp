@@ -186,6 +186,75 @@ TEST_CASE("shm fifo: a full ring answers NoResource, recovers, and wakes a sleep
   CHECK((*ep)->am_short(tl::kMaxAmId, {}, {}) == Status::InvalidParam);
 }
 
+TEST_CASE("shm fifo: the consumer hands cells back once per batch and never writes a cell") {
+  constexpr uint32_t kSize = 4;
+  shm::SegmentHeader header{};
+  alignas(shm::kCacheLine) shm::Cell cells[kSize];
+  shm::fifo_init(&header, cells, kSize);
+  shm::FifoWriter w(&header, cells, nullptr, kSize, 0, 1);
+  shm::FifoReader r(&header, cells, nullptr, kSize, 0);
+  shm::FifoWriter::Slot slot;
+  for (uint32_t i = 0; i < kSize; ++i) {
+    REQUIRE(w.claim(slot));
+    CHECK(slot.pos == i);
+    CHECK_FALSE(w.publish(slot, 1, 0, i));
+  }
+  CHECK_FALSE(w.claim(slot));  // full
+  for (int i = 0; i < 2; ++i) {
+    const shm::Cell* c = r.peek();
+    REQUIRE(c != nullptr);
+    CHECK(c->length == static_cast<uint32_t>(i));
+    r.release();
+  }
+  // Consumed but not yet handed back: still full for producers.
+  CHECK_FALSE(w.claim(slot));
+  r.publish_released();
+  CHECK(header.released.load() == 2);
+  // The consumer left the sequence words as published.
+  for (uint32_t i = 0; i < kSize; ++i) CHECK(cells[i].seq.load() == i + 1);
+  REQUIRE(w.claim(slot));
+  CHECK(slot.pos == 4);
+  CHECK(slot.cell == &cells[0]);
+  CHECK_FALSE(w.publish(slot, 1, 0, 4));
+  REQUIRE(w.claim(slot));
+  CHECK_FALSE(w.claim(slot));
+  // The consumer sees positions 2, 3, 4 (cell 0, second lap) and no stale cell of lap one.
+  for (uint32_t pos = 2; pos <= 4; ++pos) {
+    const shm::Cell* c = r.peek();
+    REQUIRE(c != nullptr);
+    CHECK(c->length == pos);
+    r.release();
+  }
+  CHECK(r.peek() == nullptr);  // position 5 is claimed, not published
+  // arm() hands the batch back too, so producers never wait on a sleeping consumer, and a
+  // claimed message still being written keeps the consumer awake.
+  CHECK_FALSE(r.arm());
+  CHECK(header.released.load() == 5);
+  CHECK(header.sleeping.load() == 0);
+  CHECK_FALSE(w.publish(slot, 1, 0, 5));
+  REQUIRE(r.peek() != nullptr);
+  r.release();
+  CHECK(r.arm());
+  CHECK(header.sleeping.load() == 1);
+  // A producer that claims after the consumer armed wakes it, exactly once.
+  REQUIRE(w.claim(slot));
+  CHECK(w.publish(slot, 1, 0, 6));
+  CHECK(header.sleeping.load() == 0);
+  REQUIRE(w.claim(slot));
+  CHECK_FALSE(w.publish(slot, 1, 0, 7));
+
+  // A writer idle while others sent 2^31 messages must not take its stale view for room.
+  shm::FifoWriter other(&header, cells, nullptr, kSize, 0, 2);
+  header.tail.store(0x80000010u);
+  header.released.store(0x80000010u);
+  for (uint32_t i = 0; i < kSize; ++i) {
+    REQUIRE(other.claim(slot));
+    CHECK_FALSE(other.publish(slot, 1, 0, 0));
+  }
+  CHECK_FALSE(w.claim(slot));
+  CHECK(header.tail.load() == 0x80000014u);
+}
+
 TEST_CASE("shm fifo: a malformed cell drops its sender and the receiver keeps running") {
   const std::string job = unique_job("bad");
   const JobGuard guard{job};

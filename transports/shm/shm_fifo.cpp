@@ -5,8 +5,10 @@ namespace torus::shm {
 
 void fifo_init(SegmentHeader* header, Cell* cells, uint32_t fifo_size) noexcept {
   // The segment is fresh zero pages from ftruncate; the atomics only need their values.
+  // seq = i is not i + 1: no cell reads as published before its first lap.
   for (uint32_t i = 0; i < fifo_size; ++i) cells[i].seq.store(i, std::memory_order_relaxed);
   header->tail.store(0, std::memory_order_relaxed);
+  header->released.store(0, std::memory_order_relaxed);
   header->sleeping.store(0, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);
 }

@@ -1,18 +1,33 @@
 // The lock-free multi-producer single-consumer FIFO that lives in each receiver's segment:
 // a writer (any process that mapped the segment) and the reader (its owner).
 //
-// Protocol (Vyukov's bounded queue, one consumer). Cell i starts with seq = i. Positions grow
-// without bound modulo 2^32; cell (pos & mask) serves position pos.
-//  - producer: t = tail; if cell[t].seq == t the cell is free for t: CAS tail t -> t+1 claims
-//    it (a failed CAS means another producer took t: retry with the new tail); if seq is
-//    behind t, the previous lap's message is still unconsumed: the ring is full, NoResource.
-//    The owner of position t fills length/id/flags/payload, then publishes seq = t+1.
-//  - consumer: cell[head].seq == head+1 (acquire) means published; it reads the cell, then
-//    frees it for the next lap with seq = head + size (release) and advances its private head.
-//  - sleeping: the consumer stores sleeping = 1 then re-checks cell[head] (both seq_cst); the
-//    producer publishes with a seq_cst exchange then loads sleeping. One of them sees the
-//    other, so a message is never left behind a sleeping consumer; the producer that flips
-//    sleeping 1 -> 0 sends the one wake-up datagram.
+// Protocol (one consumer). Positions grow without bound modulo 2^32; cell (pos & mask) serves
+// position pos. Two counters in the header: tail (next position to claim, producers only) and
+// released (positions below it are consumed, consumer only).
+//  - producer: t = tail; the cell is free when t - released < size. Each writer caches
+//    released and reads the shared word (acquire) only when its copy says full, so
+//    a producer does not touch a line the consumer writes while the ring has room; still
+//    full: NoResource. CAS tail t -> t+1 claims t (a failed CAS means another producer took
+//    it: retry with the new tail). The owner of t fills length/id/flags/payload, then
+//    publishes seq = t+1.
+//  - consumer: cell[head].seq == head+1 (acquire) means published; it reads the cell and
+//    advances its private head. It never writes a cell: at the end of each poll it stores
+//    released = head (release), once for the whole batch. A cell of the previous lap holds
+//    seq = pos+1-size, never mistaken for pos+1.
+//    So a message moves one cell line from producer to consumer and nothing comes back per
+//    message (the Vyukov sequence this replaces had the consumer write every cell back and
+//    the producer read it before claiming: a second transfer and a load miss per message).
+//  - released must be current whenever the consumer may stop polling, or producers could
+//    find the ring full of consumed cells while it sleeps: poll stores it after every batch
+//    and arm() stores it again.
+//  - sleeping: the consumer stores sleeping = 1 then loads tail (both seq_cst) and sleeps only
+//    when tail == head: nothing claimed, published or not. The producer's claiming CAS on
+//    tail (seq_cst) is followed by a load of sleeping: one of them sees the other, so a
+//    message is never left behind a sleeping consumer. A producer that saw sleeping set
+//    flips it 1 -> 0 after publishing; the one that wins sends the wake-up datagram. So the
+//    publish is a plain release store: the full barrier is the CAS, which comes before the
+//    cell is written, and the sender does not wait for the cell's line to reach it (an
+//    exchange after the writes did, once per message).
 // Nothing blocks: a full ring is NoResource. A producer that dies between claim and publish
 // stalls the ring (positions after it wait forever); see README.md.
 #pragma once
@@ -40,13 +55,15 @@ class FifoWriter final {
     Cell* cell = nullptr;
     std::byte* seg = nullptr;  // this cell's eager segment
     uint32_t pos = 0;
+    bool consumer_armed = false;  // sleeping was set after the claim: publish() wakes
   };
 
   FifoWriter() = default;
   FifoWriter(SegmentHeader* header, Cell* cells, std::byte* segs, uint32_t fifo_size,
              uint32_t seg_size, int32_t sender_pid) noexcept
-      : tail_(&header->tail), sleeping_(&header->sleeping), cells_(cells), segs_(segs),
-        mask_(fifo_size - 1), seg_size_(seg_size), sender_(sender_pid) {}
+      : tail_(&header->tail), sleeping_(&header->sleeping), released_(&header->released),
+        cells_(cells), segs_(segs), mask_(fifo_size - 1), size_(fifo_size),
+        seg_size_(seg_size), sender_(sender_pid) {}
 
   uint32_t seg_size() const noexcept { return seg_size_; }
 
@@ -54,22 +71,25 @@ class FifoWriter final {
   bool claim(Slot& slot) noexcept {
     uint32_t pos = tail_->load(std::memory_order_relaxed);
     for (int tries = 0; tries < kMaxClaimTries; ++tries) {
+      // Unsigned distance: a cached value any number of laps old (other producers may have
+      // sent billions of messages meanwhile) still reads as "look again", never as room.
+      if (pos - released_seen_ >= size_) {
+        // Full as far as we knew: look at how far the consumer got. Acquire pairs with its
+        // release: its reads of the cells below `released` are done before we overwrite them.
+        released_seen_ = released_->load(std::memory_order_acquire);
+        if (pos - released_seen_ >= size_) return false;
+      }
       Cell* cell = &cells_[pos & mask_];
       prefetch_for_write(cell);
-      // Acquire pairs with the consumer's release: its reads of the last lap are done.
-      const uint32_t seq = cell->seq.load(std::memory_order_acquire);
-      const int32_t dif = static_cast<int32_t>(seq - pos);
-      if (dif == 0) {
-        if (tail_->compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) {
-          slot.cell = cell;
-          slot.seg = segs_ + static_cast<size_t>(pos & mask_) * seg_size_;
-          slot.pos = pos;
-          return true;
-        }
-      } else if (dif < 0) {
-        return false;
-      } else {
-        pos = tail_->load(std::memory_order_relaxed);
+      // seq_cst: with the load of sleeping after it, the producer's half of the sleep
+      // handshake (see the top of this file).
+      if (tail_->compare_exchange_weak(pos, pos + 1, std::memory_order_seq_cst,
+                                       std::memory_order_relaxed)) {
+        slot.cell = cell;
+        slot.seg = segs_ + static_cast<size_t>(pos & mask_) * seg_size_;
+        slot.pos = pos;
+        slot.consumer_armed = sleeping_->load(std::memory_order_seq_cst) != 0;
+        return true;
       }
     }
     return false;
@@ -83,20 +103,20 @@ class FifoWriter final {
     cell->sender = sender_;
     cell->am_id = am_id;
     cell->flags = flags;
-    // An exchange is a full barrier on x86 (and seq_cst everywhere): it orders the publish
-    // before the load of sleeping, which the consumer's arm() relies on.
-    cell->seq.exchange(slot.pos + 1, std::memory_order_seq_cst);
-    return sleeping_->load(std::memory_order_seq_cst) != 0 &&
-           sleeping_->exchange(0, std::memory_order_seq_cst) == 1;
+    cell->seq.store(slot.pos + 1, std::memory_order_release);
+    return slot.consumer_armed && sleeping_->exchange(0, std::memory_order_seq_cst) == 1;
   }
 
  private:
   static constexpr int kMaxClaimTries = 1024;
   std::atomic<uint32_t>* tail_ = nullptr;
   std::atomic<uint32_t>* sleeping_ = nullptr;
+  std::atomic<uint32_t>* released_ = nullptr;
   Cell* cells_ = nullptr;
   std::byte* segs_ = nullptr;
   uint32_t mask_ = 0;
+  uint32_t size_ = 0;
+  uint32_t released_seen_ = 0;  // `released` when last read: a lower bound of it
   uint32_t seg_size_ = 0;
   int32_t sender_ = 0;
 };
@@ -106,8 +126,8 @@ class FifoReader final {
   FifoReader() = default;
   FifoReader(SegmentHeader* header, Cell* cells, std::byte* segs, uint32_t fifo_size,
              uint32_t seg_size) noexcept
-      : sleeping_(&header->sleeping), cells_(cells), segs_(segs), mask_(fifo_size - 1),
-        size_(fifo_size), seg_size_(seg_size) {}
+      : sleeping_(&header->sleeping), released_(&header->released), tail_(&header->tail),
+        cells_(cells), segs_(segs), mask_(fifo_size - 1), seg_size_(seg_size) {}
 
   // The next published cell, or nullptr.
   Cell* peek() const noexcept {
@@ -117,16 +137,18 @@ class FifoReader final {
   std::byte* segment_of_head() const noexcept {
     return segs_ + static_cast<size_t>(head_ & mask_) * seg_size_;
   }
-  // Frees the cell returned by peek() for the producers' next lap.
-  void release() noexcept {
-    cells_[head_ & mask_].seq.store(head_ + size_, std::memory_order_release);
-    ++head_;
-  }
+  // Done with the cell returned by peek(); producers may reuse it after publish_released().
+  void release() noexcept { ++head_; }
+  // Hands every released cell back to the producers: once per batch of release() calls, and
+  // before the consumer can stop polling.
+  void publish_released() noexcept { released_->store(head_, std::memory_order_release); }
 
-  // arm(): true when safe to sleep (nothing published); sleeping stays set in that case.
+  // arm(): true when safe to sleep (nothing claimed beyond what was consumed: a message
+  // being written counts as work); sleeping stays set in that case.
   bool arm() noexcept {
+    publish_released();
     sleeping_->store(1, std::memory_order_seq_cst);
-    if (cells_[head_ & mask_].seq.load(std::memory_order_seq_cst) != head_ + 1) return true;
+    if (tail_->load(std::memory_order_seq_cst) == head_) return true;
     sleeping_->store(0, std::memory_order_relaxed);
     return false;
   }
@@ -134,11 +156,12 @@ class FifoReader final {
 
  private:
   std::atomic<uint32_t>* sleeping_ = nullptr;
+  std::atomic<uint32_t>* released_ = nullptr;
+  std::atomic<uint32_t>* tail_ = nullptr;
   Cell* cells_ = nullptr;
   std::byte* segs_ = nullptr;
   uint32_t head_ = 0;  // private: only the consumer needs it
   uint32_t mask_ = 0;
-  uint32_t size_ = 0;
   uint32_t seg_size_ = 0;
 };
 

@@ -273,6 +273,7 @@ unsigned ShmIface::poll_fifo() {
       dispatch_slow(*cell);
     reader_.release();
   }
+  if (n != 0) reader_.publish_released();
   return n;
 }
 

@@ -11,7 +11,7 @@
 namespace torus::shm {
 
 inline constexpr uint64_t kMagic = 0x316d687375726f74ull;  // "torushm1", little endian
-inline constexpr uint8_t kVersion = 2;
+inline constexpr uint8_t kVersion = 3;
 inline constexpr size_t kCacheLine = 64;
 inline constexpr size_t kPage = 4096;
 
@@ -30,7 +30,8 @@ enum : uint8_t {
 };
 
 struct alignas(kCacheLine) Cell {
-  // Vyukov sequence: == pos: free for the producer of position pos; == pos + 1: published.
+  // == pos + 1: the message of position pos is published (the consumer never writes it back;
+  // producers learn which cells are free from SegmentHeader::released).
   std::atomic<uint32_t> seq;
   uint32_t length;   // payload bytes (inline or in the segment)
   int32_t sender;    // producer's pid: to drop the right peer on a malformed cell
@@ -61,11 +62,15 @@ struct SegmentHeader {
   std::atomic<uint32_t> unlinked;                      // 1 once someone removed the name
   alignas(kCacheLine) std::atomic<uint32_t> sleeping;  // consumer armed; producers must wake
   alignas(kCacheLine) std::atomic<uint32_t> tail;      // next position producers claim
+  // Positions below it are consumed: their cells are free for the next lap. The consumer
+  // stores it once per poll, producers read it only when their cached copy says full.
+  alignas(kCacheLine) std::atomic<uint32_t> released;
 };
-static_assert(sizeof(SegmentHeader) == 4 * kCacheLine);
+static_assert(sizeof(SegmentHeader) == 5 * kCacheLine);
 static_assert(offsetof(SegmentHeader, attached) == kCacheLine);
 static_assert(offsetof(SegmentHeader, sleeping) == 2 * kCacheLine);
 static_assert(offsetof(SegmentHeader, tail) == 3 * kCacheLine);
+static_assert(offsetof(SegmentHeader, released) == 4 * kCacheLine);
 
 // ---- registered regions -------------------------------------------------------------------
 // Written only by the owner, under a seqlock: generation is odd while a slot changes. A live
