@@ -94,6 +94,10 @@ constexpr VarDecl kVars[] = {
      .unit = "bytes",
      .doc = "bytes of bounce-buffer get/put each endpoint may have unanswered when CMA is "
             "refused (the pipeline depth of the fallback copy)"},
+    {.name = "TORUS_SHM_COOP_THRESH", .type = Type::Size, .default_value = "1m",
+     .unit = "bytes",
+     .doc = "smallest CMA get that the target process helps copy (both cores copy chunks at "
+            "once); 0 never asks for help"},
 
     // TCP transport.
     {.name = "TORUS_NET_DEVICES", .type = Type::String, .default_value = "all", .unit = "",

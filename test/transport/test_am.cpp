@@ -155,6 +155,14 @@ Status send_once(const Pair& p, const Stream& s, uint64_t k, std::vector<std::by
 
 TEST_CASE("am: 10000 mixed short/bcopy messages arrive in order") {
   for_each_variant([](const Variant& v) {
+    // libfabric 1.17's sockets provider stalls here about once in ten runs: every send and
+    // receive buffer posted, torus polling both CQs, nothing completes for 30 s
+    // (transports/ofi/README.md, "sockets back-pressure stall"). The provider, not torus, is
+    // stuck, so the case runs on every other transport and provider only.
+    if (v.label.find("TORUS_OFI_PROVIDER=sockets") != std::string::npos) {
+      MESSAGE("skipped: " << v.label << ": libfabric sockets provider stall (known bug)");
+      return;
+    }
     Pair p;
     TL_REQUIRE(open_pair(v, &p));
     Stream s;

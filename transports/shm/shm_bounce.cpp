@@ -118,6 +118,9 @@ unsigned Bounce::pump() {
 }
 
 bool Bounce::on_message(uint8_t type, const std::byte* seg, uint32_t length, int32_t sender) {
+  // Cooperative gets share the internal channel; they are not part of this protocol.
+  if (type == static_cast<uint8_t>(InternalType::CoopGet))
+    return iface_.coop().on_request(seg, length, sender);
   if (!known_type(type) || length < kBounceDataOffset) return false;
   InternalHeader h;
   std::memcpy(&h, seg, sizeof(h));  // a private copy: the sender cannot change it under us

@@ -19,6 +19,7 @@ ShmEndpoint::ShmEndpoint(ShmIface& iface, Peer& peer)
 
 ShmEndpoint::~ShmEndpoint() {
   iface_.bounce().forget_endpoint(*this);
+  iface_.coop().forget_endpoint(*this);
   for (auto& [barrier, comp] : flushes_) comp->func(comp, Status::Canceled);
   iface_.remove_endpoint(this);
 }
@@ -77,9 +78,18 @@ Status ShmEndpoint::rma(bool is_get, std::byte* local, size_t length, uint64_t r
   if (s != Status::Ok) return s;
   if (length == 0) return Status::Ok;
   if (use_cma_) {
+    // Only once CMA is known to work with this peer: a refusal half-way through a shared
+    // get could not fall back to bounce.
+    if (is_get && cma_proven_ && iface_.coop().wanted(length)) {
+      const Status c = iface_.coop().get(*this, local, length, remote_addr, key, comp);
+      if (c != Status::NoResource) return c;
+    }
     const int err = is_get ? cma_read(peer_->pid, {local, length}, remote_addr)
                            : cma_write(peer_->pid, {local, length}, remote_addr);
-    if (err == 0) return Status::Ok;
+    if (err == 0) {
+      cma_proven_ = true;
+      return Status::Ok;
+    }
     const Status st = cma_failed(err, is_get ? "process_vm_readv" : "process_vm_writev");
     if (st != Status::Ok) return st;
   }

@@ -39,6 +39,7 @@ class ShmEndpoint final : public tl::Endpoint {
 
  private:
   friend class Bounce;
+  friend class Coop;
   friend class ShmIface;
 
   Status rma(bool is_get, std::byte* local, size_t length, uint64_t remote_addr,
@@ -54,6 +55,7 @@ class ShmEndpoint final : public tl::Endpoint {
   FifoWriter fifo_;  // a copy: saves a pointer hop on the fast path
   Status failed_ = Status::Ok;
   bool use_cma_;
+  bool cma_proven_ = false;      // a CMA copy to this peer worked: cooperative gets may run
   bool active_ = false;          // in Bounce's send list
   bool error_reported_ = false;  // the ErrorHandler ran (or is queued)
   // Bounce state: operations not yet fully sent, in issue order; unanswered bytes; live ops.

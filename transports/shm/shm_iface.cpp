@@ -152,7 +152,8 @@ ShmIface::ShmIface(Parts parts)
       wake_fd_(std::move(parts.wake_fd)),
       epoll_fd_(std::move(parts.epoll_fd)),
       regions_(segment_->regions(), segment_->geometry().region_slots),
-      bounce_(*this, settings_.bounce_size, segment_->geometry().seg_size) {
+      bounce_(*this, settings_.bounce_size, segment_->geometry().seg_size),
+      coop_(*this, segment_->coop_slots(), settings_.coop_thresh) {
   const Geometry& geo = segment_->geometry();
   reader_ = FifoReader(segment_->header(), segment_->cells(), segment_->segs(), geo.fifo_size,
                        geo.seg_size);
@@ -241,6 +242,7 @@ unsigned ShmIface::progress() {
   }
   n += poll_fifo();
   if (bounce_.busy()) n += bounce_.pump();
+  if (coop_.busy()) n += coop_.poll();
   if (((++ticks_) & kTickMask) == 0) {
     const int64_t now = coarse_now_ns();
     if (now - last_check_ns_ >= kCheckEveryNs) {
@@ -253,7 +255,9 @@ unsigned ShmIface::progress() {
 }
 
 Status ShmIface::arm() {
-  if (bounce_.busy() || !done_.empty() || !errors_.empty()) return Status::NoResource;
+  // A cooperative get in flight waits on the peer's copy, which sends no wake-up.
+  if (bounce_.busy() || coop_.busy() || !done_.empty() || !errors_.empty())
+    return Status::NoResource;
   if (!reader_.arm()) return Status::NoResource;
   armed_ = true;
   return Status::Ok;

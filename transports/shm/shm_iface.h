@@ -16,6 +16,7 @@
 
 #include "transports/shm/shm_bounce.h"
 #include "transports/shm/shm_cma.h"
+#include "transports/shm/shm_coop.h"
 #include "transports/shm/shm_fifo.h"
 #include "transports/shm/shm_peer.h"
 #include "transports/shm/shm_region.h"
@@ -32,6 +33,7 @@ struct Settings {
   uint64_t fifo_size = 256;         // TORUS_SHM_FIFO_SIZE
   uint64_t seg_size = 8192;         // TORUS_SHM_SEG_SIZE
   uint64_t bounce_size = 256 << 10; // TORUS_SHM_BOUNCE_SIZE
+  uint64_t coop_thresh = 1 << 20;   // TORUS_SHM_COOP_THRESH (0: never)
 };
 
 // A parsed peer address.
@@ -76,6 +78,7 @@ class ShmIface final : public tl::Iface {
   pid_t pid() const noexcept { return pid_; }
   const RegionTable& regions() const noexcept { return regions_; }
   Bounce& bounce() noexcept { return bounce_; }
+  Coop& coop() noexcept { return coop_; }
   void wake(const Peer& peer) const noexcept;
   Result<Peer*> attach_peer(const std::string& name, pid_t pid);
   void defer_completion(tl::Completion* comp, Status status) { done_.emplace_back(comp, status); }
@@ -116,6 +119,7 @@ class ShmIface final : public tl::Iface {
   void* error_arg_ = nullptr;
   RegionTable regions_;
   Bounce bounce_;
+  Coop coop_;
 
   std::map<std::string, std::unique_ptr<Peer>, std::less<>> peers_;
   std::vector<std::unique_ptr<Peer>> dead_peers_;  // still referenced by failed endpoints

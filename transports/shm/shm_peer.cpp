@@ -167,6 +167,7 @@ void ShmIface::fail_endpoint(ShmEndpoint& ep, Status status) {
   if (is_error(ep.failed_)) return;
   ep.failed_ = status;
   bounce_.fail_ops(ep, status);
+  coop_.fail_ops(ep, status);
   for (auto& [barrier, comp] : ep.flushes_) defer_completion(comp, status);
   ep.flushes_.clear();
   if (!ep.error_reported_) {

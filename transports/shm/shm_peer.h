@@ -74,6 +74,7 @@ struct Peer {
   Fd pidfd;            // -1 where pidfd_open is unavailable: then kill(pid, 0) is polled
   bool dead = false;   // died or dropped; its segment is unmapped
   bool reply_queued = false;
+  bool no_coop_writes = false;  // process_vm_writev to it failed: stop helping its gets
   std::deque<Reply> replies;
   std::vector<ShmEndpoint*> endpoints;
 };

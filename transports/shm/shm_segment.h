@@ -68,6 +68,9 @@ class Segment final {
   SegmentHeader* header() const noexcept { return reinterpret_cast<SegmentHeader*>(m_.base); }
   Cell* cells() const noexcept { return reinterpret_cast<Cell*>(m_.base + m_.geo.cells_offset); }
   std::byte* segs() const noexcept { return m_.base + m_.geo.segs_offset; }
+  CoopSlot* coop_slots() const noexcept {
+    return reinterpret_cast<CoopSlot*>(m_.base + kCoopOffset);
+  }
   RegionSlot* regions() const noexcept {
     return reinterpret_cast<RegionSlot*>(m_.base + m_.geo.regions_offset);
   }

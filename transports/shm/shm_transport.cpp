@@ -37,6 +37,7 @@ Result<Settings> read_settings(const config::Config* cfg) {
   s.fifo_size = read_count(*cfg, "TORUS_SHM_FIFO_SIZE", s.fifo_size);
   s.seg_size = read_count(*cfg, "TORUS_SHM_SEG_SIZE", s.seg_size);
   s.bounce_size = read_count(*cfg, "TORUS_SHM_BOUNCE_SIZE", s.bounce_size);
+  s.coop_thresh = read_count(*cfg, "TORUS_SHM_COOP_THRESH", s.coop_thresh);
   const config::VarDecl* decl = config::find_var("TORUS_SHM_CMA");
   if (decl != nullptr) {
     std::string_view v;  // a view: get_string() returns a reference into the config

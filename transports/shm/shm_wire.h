@@ -11,7 +11,7 @@
 namespace torus::shm {
 
 inline constexpr uint64_t kMagic = 0x316d687375726f74ull;  // "torushm1", little endian
-inline constexpr uint8_t kVersion = 3;
+inline constexpr uint8_t kVersion = 4;
 inline constexpr size_t kCacheLine = 64;
 inline constexpr size_t kPage = 4096;
 
@@ -72,6 +72,20 @@ static_assert(offsetof(SegmentHeader, sleeping) == 2 * kCacheLine);
 static_assert(offsetof(SegmentHeader, tail) == 3 * kCacheLine);
 static_assert(offsetof(SegmentHeader, released) == 4 * kCacheLine);
 
+// ---- cooperative get slots ----------------------------------------------------------------
+// In the rest of the header page (cells start at kPage): one slot per cooperative get this
+// segment's owner has in flight (see shm_coop.h). The owner resets a slot for each job; the
+// target of the job claims chunks from it and counts the ones it copied.
+struct alignas(kCacheLine) CoopSlot {
+  std::atomic<uint64_t> claim;        // job generation << 32 | next unclaimed chunk
+  std::atomic<uint32_t> target_done;  // chunks the target copied
+  std::atomic<uint32_t> orphan;       // 1 + a chunk the target claimed but failed to copy
+};
+static_assert(sizeof(CoopSlot) == kCacheLine);
+inline constexpr size_t kCoopOffset = sizeof(SegmentHeader);
+inline constexpr uint32_t kCoopSlots = 32;
+static_assert(kCoopOffset + kCoopSlots * sizeof(CoopSlot) <= kPage);
+
 // ---- registered regions -------------------------------------------------------------------
 // Written only by the owner, under a seqlock: generation is odd while a slot changes. A live
 // slot's generation is what its rkey carries; deregistration moves it on by two.
@@ -128,6 +142,7 @@ enum class InternalType : uint8_t {
   GetNack = 3,  // target -> initiator: refused (status), no byte moved
   PutData = 4,  // initiator -> target: write these bytes at remote_addr
   PutAck = 5,   // target -> initiator: written (status Ok) or refused
+  CoopGet = 6,  // initiator -> target: help copy a get (a CoopRequest; never answered)
 };
 
 struct InternalHeader {
@@ -145,6 +160,25 @@ struct InternalHeader {
 inline constexpr size_t kBounceDataOffset = 256;
 static_assert(sizeof(InternalHeader) <= kBounceDataOffset);
 static_assert(std::is_trivially_copyable_v<InternalHeader>);
+
+// A cooperative get: the target writes claimed chunks of its [remote_addr, +length) into the
+// initiator's [local_addr, +length) with process_vm_writev, chunk i at offset i * chunk.
+struct CoopRequest {
+  uint32_t generation;
+  uint32_t slot;    // in the initiator's segment, < kCoopSlots
+  uint32_t chunks;  // ceil(length / chunk)
+  uint32_t chunk;
+  uint64_t length;
+  uint64_t remote_addr;  // in the target
+  uint64_t local_addr;   // in the initiator
+  PackedRkey rkey;
+  int32_t pid;  // the initiator
+  uint8_t name_len;
+  uint8_t reserved[3];
+  char name[kMaxNameLen + 28];  // the initiator's segment, where the slot is
+};
+static_assert(sizeof(CoopRequest) <= 2 * kBounceDataOffset);  // fits the smallest segment
+static_assert(std::is_trivially_copyable_v<CoopRequest>);
 
 // ---- limits on configuration --------------------------------------------------------------
 inline constexpr uint32_t kMinFifoSize = 2;
