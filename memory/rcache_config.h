@@ -25,9 +25,9 @@ struct RcacheConfig {
   uint64_t max_unused_regions = kAuto;
   bool print_stats = false;  // at destruction, whatever TORUS_LOG_LEVEL says
   // The owner never calls the cache (nor releases its RegRefs) from two threads at once, as
-  // an Iface's single-threaded contract guarantees: the cache then takes no lock. Every
-  // locked instruction costs ~16-22 ns on these VMs, and a hit takes two, so this is the
-  // difference between a ~10 ns and a ~55 ns hit. Not set from the environment.
+  // an Iface's single-threaded contract guarantees: the cache then takes no lock. A hit
+  // takes the lock twice, and a locked instruction costs ~7 ns on an idle VM here and up to
+  // ~22 ns on a loaded one (hits of ~17 vs ~29 ns idle). Not set from the environment.
   bool serialised_by_caller = false;
 
   static constexpr uint64_t kAuto = UINT64_MAX - 1;
