@@ -15,18 +15,6 @@ using namespace torus::shm_test;
 
 namespace {
 
-struct Done : tl::Completion {
-  int count = 0;
-  Status status = Status::Ok;
-  Done() {
-    func = [](tl::Completion* self, Status s) {
-      auto* d = static_cast<Done*>(self);
-      ++d->count;
-      d->status = s;
-    };
-  }
-};
-
 std::byte pattern(size_t i) { return static_cast<std::byte>((i * 29 + 7) & 0xff); }
 
 constexpr size_t kLen = (8u << 20) + 4096;

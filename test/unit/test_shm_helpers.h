@@ -187,4 +187,17 @@ struct Pipe {
   }
 };
 
+// A transport completion that counts its calls and keeps the last status.
+struct Done : tl::Completion {
+  int count = 0;
+  Status status = Status::Ok;
+  Done() {
+    func = [](tl::Completion* self, Status s) {
+      auto* d = static_cast<Done*>(self);
+      ++d->count;
+      d->status = s;
+    };
+  }
+};
+
 }  // namespace torus::shm_test

@@ -19,18 +19,6 @@ using namespace torus::shm_test;
 
 namespace {
 
-struct Done : tl::Completion {
-  int count = 0;
-  Status status = Status::Ok;
-  Done() {
-    func = [](tl::Completion* self, Status s) {
-      auto* d = static_cast<Done*>(self);
-      ++d->count;
-      d->status = s;
-    };
-  }
-};
-
 // Progresses the ifaces until `done` fired (or the deadline); returns its status.
 Status finish(Status started, Done& done, std::initializer_list<tl::Iface*> ifaces,
               int seconds = 30) {
