@@ -2,14 +2,18 @@
 // serves; the parent gets and puts ranges of many sizes (below and above the stripe
 // threshold, not multiples of the piece size, at odd offsets), one by one and all at once,
 // with 0, 1 and 3 bulk connections, checking every byte; then the child dies mid-transfer
-// and every pending operation ends with an error, with no hang.
+// and every pending operation ends with an error, with no hang; and a bulk connection that
+// cannot be opened (no file descriptor left) leaves transfers on the main one.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <vector>
@@ -339,4 +343,78 @@ TEST_CASE("a peer that dies in the middle of striped gets fails them all, with n
   late.func = on_op;
   late.done = &done;
   CHECK(is_error(ep->get_zcopy({dst.data(), kGet}, child.offer.base, child.offer.rkey, &late)));
+}
+
+TEST_CASE("a bulk connection that cannot be opened leaves large transfers on the main one") {
+  Child child;
+  REQUIRE(child.start());
+  auto iface = open_iface(1);
+  REQUIRE(iface);
+  Errors errors;
+  iface->set_error_handler(on_error, &errors);
+  auto ep_r = iface->connect(child.offer.address);
+  REQUIRE(ep_r.ok());
+  auto ep = std::move(ep_r.value());
+  int done = 0;
+  auto get = [&](std::vector<std::byte>& dst, size_t off, Op& op) {
+    op.func = on_op;
+    op.done = &done;
+    done = 0;
+    Status s;
+    REQUIRE(pump_until(*iface, [&] {
+      s = ep->get_zcopy(dst, child.offer.base + off, child.offer.rkey, &op);
+      return s != Status::NoResource;
+    }));
+    REQUIRE(s == Status::InProgress);
+    REQUIRE(pump_until(*iface, [&] { return done == 1; }));
+  };
+  auto intact = [](const std::vector<std::byte>& got, size_t off) {
+    size_t bad = 0;
+    for (size_t i = 0; i < got.size(); ++i) bad += got[i] != pattern(off + i);
+    return bad;
+  };
+
+  // A small get opens the main connection only.
+  std::vector<std::byte> small(4096);
+  Op first;
+  get(small, 0, first);
+  CHECK(first.status == Status::Ok);
+  REQUIRE(iface->ready_connections() == 1);
+
+  // Out of file descriptors: the bulk connection's socket() fails (EMFILE) when the first
+  // large get dials it. The lowest free descriptor becomes the limit, so none is left.
+  struct FdLimit {  // restores the limit however the block below ends
+    rlimit saved{};
+    bool set = false;
+    ~FdLimit() {
+      if (set) ::setrlimit(RLIMIT_NOFILE, &saved);
+    }
+  } limit;
+  REQUIRE(::getrlimit(RLIMIT_NOFILE, &limit.saved) == 0);
+  const int lowest_free = ::fcntl(iface->event_fd(), F_DUPFD, 0);
+  REQUIRE(lowest_free >= 0);
+  ::close(lowest_free);
+  rlimit tight = limit.saved;
+  tight.rlim_cur = static_cast<rlim_t>(lowest_free);
+  REQUIRE(::setrlimit(RLIMIT_NOFILE, &tight) == 0);
+  limit.set = true;
+  std::vector<std::byte> big((4u << 20) + 3);
+  Op during;
+  get(big, 4099, during);
+  REQUIRE(::setrlimit(RLIMIT_NOFILE, &limit.saved) == 0);
+  limit.set = false;
+  CHECK(during.status == Status::Ok);
+  CHECK(intact(big, 4099) == 0);
+
+  // The lane stays given up: later large gets and puts go whole on the main connection.
+  std::fill(big.begin(), big.end(), std::byte{0});
+  Op after;
+  get(big, 1, after);
+  CHECK(after.status == Status::Ok);
+  CHECK(intact(big, 1) == 0);
+  for (int i = 0; i < 1000; ++i) iface->progress();
+  CHECK(iface->ready_connections() == 1);
+  CHECK(errors.count == 0);
+  ep.reset();
+  child.stop();
 }

@@ -89,6 +89,12 @@ bool TcpIface::handle_handshake(Socket* s) {
           close_socket(s, Status::Ok, "");
           return false;
         }
+        if (peer->failed && peer->root != nullptr) {
+          // We gave this lane up (its connection was lost while idle); the peer dialed it
+          // afresh and will send pieces on it, which must be answered.
+          peer->failed = false;
+          peer->failure = Status::Ok;
+        }
         s->peer = peer;
         make_active(*peer, s);
         if (s->state == SockState::Closed) return false;

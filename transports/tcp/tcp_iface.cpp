@@ -406,9 +406,14 @@ void TcpIface::drop_link(Peer& peer, Status status, std::vector<tl::Completion*>
 }
 
 void TcpIface::fail_peer(Peer& peer, Status status) {
-  // Losing any connection of a pair fails the whole pair: a striped transfer has pieces on
-  // every connection, and the main one alone would leave them waiting.
-  if (peer.root != nullptr) return fail_peer(*peer.root, status);
+  if (peer.root != nullptr) {
+    // A lane with pieces in flight fails the whole pair: those pieces' transfers would wait
+    // for ever. A lane carrying nothing (its dial or handshake failed, or an idle connection
+    // was lost) costs only bandwidth.
+    if (peer.ops.empty() && peer.txq.empty() && !peer.root->failed)
+      return give_up_lane(peer, status);
+    return fail_peer(*peer.root, status);
+  }
   if (peer.failed) return;
   // Keep the peer alive through the callbacks below, which may destroy endpoints.
   std::shared_ptr<Peer> keep;
@@ -431,6 +436,18 @@ void TcpIface::fail_peer(Peer& peer, Status status) {
       continue;  // destroyed by an earlier callback
     if (error_handler_ != nullptr) error_handler_(error_arg_, ep, status);
   }
+}
+
+void TcpIface::give_up_lane(Peer& lane, Status status) {
+  if (lane.failed) return;
+  // A dial or handshake that failed says something about the network or the peer's
+  // configuration worth a line; a lost idle connection is most likely the peer leaving.
+  if (status != Status::ConnectionReset)
+    TORUS_WARN("tcp: bulk connection %u to worker %016llx failed (%s); large transfers to it "
+               "use the other connections",
+               lane.lane, static_cast<unsigned long long>(lane.uid), status_string(status));
+  std::vector<tl::Completion*> none;  // nothing is queued on it
+  drop_link(lane, status, &none);
 }
 
 void TcpIface::settle(Peer& lane) {
@@ -483,15 +500,16 @@ unsigned TcpIface::progress() {
       close_socket(s, Status::Timeout, "no handshake within 10 s");
     std::vector<std::shared_ptr<Peer>> stranded;
     const auto is_stranded = [&](const Peer& p) {
-      return p.awaiting_incoming && p.active == nullptr &&
+      return p.awaiting_incoming && p.active == nullptr && !p.failed &&
              now - p.awaiting_since > 2 * kHandshakeTimeout;
     };
     for (const auto& [uid, peer] : peers_) {
-      bool any = is_stranded(*peer);
-      for (const auto& l : peer->lanes) any = any || is_stranded(*l);
-      if (any) stranded.push_back(peer);
+      if (is_stranded(*peer)) stranded.push_back(peer);
+      for (const auto& l : peer->lanes)
+        if (is_stranded(*l)) stranded.push_back(l);
     }
     for (const auto& peer : stranded) {
+      if (peer->failed) continue;  // its pair failed through an earlier one
       TORUS_WARN("tcp: worker %016llx won a simultaneous dial but never connected back",
                  static_cast<unsigned long long>(peer->uid));
       fail_peer(*peer, Status::Unreachable);

@@ -102,7 +102,10 @@ class TcpIface final : public tl::Iface {
   void make_active(Peer& peer, Socket* s);
   // Closes a socket; `why` is logged once (malformed or refused peers) unless empty.
   void close_socket(Socket* s, Status status, const std::string& why);
-  void fail_peer(Peer& peer, Status status);  // a bulk lane fails its whole pair
+  // Fails a pair; a bulk lane with pieces in flight fails its whole pair, an idle one is
+  // given up alone (give_up_lane) and large transfers stay on the other connections.
+  void fail_peer(Peer& peer, Status status);
+  void give_up_lane(Peer& lane, Status status);
   void drop_link(Peer& peer, Status status, std::vector<tl::Completion*>* comps);
   void settle(Peer& peer);  // fires flush completions when the peer went quiet
   void tune_socket(int fd) const;

@@ -2,7 +2,8 @@
 // stripe_min up, the range is split into one piece per ready connection of the pair (the
 // main one and the bulk lanes), so the target streams the pieces on several sockets at once
 // and both ends' kernels copy on two cores. Bulk lanes are dialed on the first large
-// transfer; until they are ready, transfers go whole on the main connection.
+// transfer; until they are ready, and for good if they cannot be opened, transfers go whole
+// on the main connection.
 #include <algorithm>
 #include <cstring>
 
@@ -132,7 +133,8 @@ void TcpIface::open_lanes(Peer& root) {
     bool all = true;
     for (unsigned i = 0; i < want; ++i) {
       const Peer& l = *root.lanes[i];
-      all = all && (l.active != nullptr || l.dialing != nullptr || l.awaiting_incoming);
+      all = all && (l.active != nullptr || l.dialing != nullptr || l.awaiting_incoming ||
+                    l.failed);
     }
     if (all) return;
   }
@@ -140,9 +142,10 @@ void TcpIface::open_lanes(Peer& root) {
   if (!keep) return;
   for (unsigned lane = 1; lane <= want && !root.failed; ++lane) {
     const std::shared_ptr<Peer> l = lane_of(keep, lane);
-    if (l->active != nullptr || l->dialing != nullptr || l->awaiting_incoming) continue;
-    // A failed dial fails the pair: the transfers already on the main connection end too.
-    if (dial(*l) != Status::Ok) return;
+    // A lane given up stays so for this pair: dialing again would fail the same way.
+    if (l->active != nullptr || l->dialing != nullptr || l->awaiting_incoming || l->failed)
+      continue;
+    (void)dial(*l);  // a failure gives up this lane only (fail_peer)
   }
 }
 
