@@ -13,6 +13,7 @@
 #include "mpi_shim/lib/pmpi.h"
 #include "mpi_shim/lib/request.h"
 #include "mpi_shim/lib/runtime.h"
+#include "mpi_shim/lib/staged_request.h"
 #include "mpi_shim/lib/status.h"
 #include "mpi_shim/lib/tag_layout.h"
 #include "mpi_shim/lib/transfer.h"
@@ -82,48 +83,6 @@ int do_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MP
       c, error_from_status(send_blocking(*c, c->context_id, v.data(), v.bytes(), dest, tag, sync)),
       fn);
 }
-
-// A send or receive of non-contiguous data behind one MPI_Request: the staging buffer lives
-// until the transfer is done, and a receive is unpacked when the request is completed.
-class StagedSend final : public PendingOp {
- public:
-  StagedSend(SendView v, Request* req) : view_(std::move(v)), req_(req) {}
-  ~StagedSend() override {
-    if (req_) req_->release();
-  }
-  bool poll() override { return !req_ || req_->completed(); }
-  int finish(MPI_Status* st) override {
-    const int code = req_ ? error_from_status(req_->status()) : MPI_SUCCESS;
-    status_empty(st);
-    if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = code;
-    return code;
-  }
-
- private:
-  SendView view_;
-  Request* req_;
-};
-
-class StagedRecv final : public PendingOp {
- public:
-  StagedRecv(RecvView v, Request* req) : view_(std::move(v)), req_(req) {}
-  ~StagedRecv() override {
-    if (req_) req_->release();
-  }
-  bool poll() override { return req_->completed(); }
-  int finish(MPI_Status* st) override {
-    const Status s = req_->status();
-    const int code = s == Status::Canceled ? MPI_SUCCESS : error_from_status(s);
-    const RecvInfo info = req_->info();
-    if (code == MPI_SUCCESS || code == MPI_ERR_TRUNCATE) view_.finish(info.length);
-    status_from_recv(st, info, code);
-    return code;
-  }
-
- private:
-  RecvView view_;
-  Request* req_;
-};
 
 int do_isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
              bool sync, MPI_Request* request, const char* fn) {

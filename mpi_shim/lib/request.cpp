@@ -346,8 +346,13 @@ int PMPI_Cancel(MPI_Request* request) {
   // Only unmatched receives can be canceled. A send cannot: once posted, torus has handed
   // it to the transport (or to the peer's unexpected queue) and has no way to recall it. The
   // standard lets a cancel fail: the send then completes normally and Test_cancelled says
-  // false. The same holds for multi-step operations and receives that already matched.
-  if (s->req && s->is_recv && !s->req->completed()) (void)runtime()->worker->cancel(s->req);
+  // false. The same holds for receives that already matched. A multi-step operation decides
+  // for itself (a staged receive cancels its transfer, a collective cannot be canceled).
+  if (s->op) {
+    s->op->cancel();
+  } else if (s->req && s->is_recv && !s->req->completed()) {
+    (void)runtime()->worker->cancel(s->req);
+  }
   return MPI_SUCCESS;
 }
 

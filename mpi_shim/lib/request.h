@@ -29,6 +29,9 @@ class PendingOp {
   // After poll() returned true: fills *status (which may be MPI_STATUS_IGNORE) and returns
   // the operation's MPI error code. Called once, then the op is destroyed.
   virtual int finish(MPI_Status* status) = 0;
+  // MPI_Cancel: asks the operation to end early if it still can (a receive not yet
+  // matched); the outcome shows in finish()'s status. Most operations cannot.
+  virtual void cancel() {}
 };
 
 // A handle for a multi-step operation; the request table owns `op` from now on.

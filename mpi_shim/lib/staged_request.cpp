@@ -3,6 +3,7 @@
 
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/p2p_args.h"
+#include "mpi_shim/lib/runtime.h"
 #include "mpi_shim/lib/status.h"
 
 namespace torus::mpi {
@@ -20,6 +21,10 @@ int StagedSend::finish(MPI_Status* st) {
 
 StagedRecv::~StagedRecv() {
   if (req_) req_->release();
+}
+
+void StagedRecv::cancel() {
+  if (!req_->completed()) (void)runtime()->worker->cancel(req_);
 }
 
 int StagedRecv::finish(MPI_Status* st) {

@@ -28,6 +28,7 @@ class StagedRecv final : public PendingOp {
   ~StagedRecv() override;
   bool poll() override { return req_->completed(); }
   int finish(MPI_Status* status) override;
+  void cancel() override;
 
  private:
   RecvView view_;
