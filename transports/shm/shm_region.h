@@ -2,6 +2,7 @@
 // segment for peers) and the rkey checks both sides run before any byte moves.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -46,9 +47,15 @@ class RegionTable final {
     uint32_t generation = 0;  // even; the live key's value while registered
     bool live = false;
   };
+  Result<uint64_t> next_secret();
+
   RegionSlot* shared_ = nullptr;
   std::vector<Entry> local_;
   std::vector<uint32_t> free_;  // slots, popped from the back
+  // Secrets come from the kernel's CSPRNG in batches: a rendezvous registers its buffer for
+  // every message, and one getrandom() each cost more than the rest of the registration.
+  std::array<uint64_t, 64> secrets_{};
+  size_t secrets_left_ = 0;
 };
 
 }  // namespace torus::shm

@@ -138,7 +138,7 @@ class TcpIface final : public tl::Iface {
   tl::ErrorHandler error_handler_ = nullptr;
   void* error_arg_ = nullptr;
   std::vector<std::byte> scratch_;  // am_bcopy packs here
-  unsigned idle_polls_ = 0;
+  unsigned polls_ = 0;
   unsigned refused_logged_ = 0;
   std::vector<std::shared_ptr<Peer>> to_settle_;
   std::vector<std::unique_ptr<StripeGroup>> stripes_;  // every group, busy or free
