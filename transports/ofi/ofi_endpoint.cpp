@@ -55,7 +55,7 @@ Status OfiEndpoint::am_short(tl::AmId id, std::span<const std::byte> header,
     iface_.on_eagain();
     return Status::NoResource;
   }
-  TORUS_DEBUG("ofi: fi_inject: %s", fi_strerror(static_cast<int>(-rc)));
+  TORUS_DEBUG("ofi: fi_inject: %s", ofi_strerror(static_cast<int>(-rc)));
   return Status::IoError;
 }
 
@@ -101,7 +101,7 @@ Status OfiEndpoint::send_buffered(mem::PoolBuffer* buf, size_t len) {
     iface_.on_eagain();
     return Status::NoResource;
   }
-  TORUS_DEBUG("ofi: fi_send: %s", fi_strerror(static_cast<int>(-rc)));
+  TORUS_DEBUG("ofi: fi_send: %s", ofi_strerror(static_cast<int>(-rc)));
   return Status::IoError;
 }
 
@@ -162,7 +162,7 @@ Status OfiEndpoint::rma(bool read, std::byte* local, size_t len, uint64_t remote
     iface_.on_eagain();
     return Status::NoResource;
   }
-  TORUS_DEBUG("ofi: fi_%s: %s", read ? "read" : "write", fi_strerror(static_cast<int>(-rc)));
+  TORUS_DEBUG("ofi: fi_%s: %s", read ? "read" : "write", ofi_strerror(static_cast<int>(-rc)));
   return rc == -FI_EACCES || rc == -FI_EKEYREJECTED ? Status::AccessDenied : Status::IoError;
 }
 

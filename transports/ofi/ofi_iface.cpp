@@ -22,7 +22,7 @@ namespace {
 
 Error fi_error(const char* call, int rc) {
   return make_error(rc == -FI_ENOMEM ? Status::NoMemory : Status::IoError,
-                    std::string("ofi: ") + call + ": " + fi_strerror(-rc));
+                    std::string("ofi: ") + call + ": " + ofi_strerror(-rc));
 }
 
 void close_fid(fid* f) noexcept {
@@ -48,7 +48,7 @@ std::optional<Error> OfiIface::setup() {
   provider_ = info_->fabric_attr->prov_name;
   fabric_name_ = info_->fabric_attr->name != nullptr ? info_->fabric_attr->name : "";
 
-  int rc = fi_fabric(info_->fabric_attr, &fabric_, nullptr);
+  int rc = fabric_api()->fabric(info_->fabric_attr, &fabric_, nullptr);
   if (rc != 0) return fi_error("fi_fabric", rc);
   rc = fi_domain(fabric_, info_.get(), &domain_, nullptr);
   if (rc != 0) return fi_error("fi_domain", rc);
@@ -61,7 +61,7 @@ std::optional<Error> OfiIface::setup() {
   if (rc != 0 && cq_attr.wait_obj != FI_WAIT_NONE) {
     // No fd to sleep on: the worker keeps polling this iface.
     TORUS_DEBUG("ofi: %s has no CQ wait fd (%s); polling only", provider_.c_str(),
-                fi_strerror(-rc));
+                ofi_strerror(-rc));
     cq_attr.wait_obj = FI_WAIT_NONE;
     rc = fi_cq_open(domain_, &cq_attr, &cq_, nullptr);
   }

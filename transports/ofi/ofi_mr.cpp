@@ -11,6 +11,7 @@
 
 #include "core/base/log.h"
 #include "memory/memtype.h"
+#include "transports/ofi/ofi_lib.h"
 
 namespace torus::ofi {
 namespace {
@@ -57,13 +58,13 @@ Result<fid_mr*> register_mr(const MrContext& ctx, const void* addr, size_t len,
   }
   if (rc != 0)
     return make_error(rc == -FI_ENOMEM ? Status::NoMemory : Status::IoError,
-                      "fi_mr_reg(" + std::to_string(len) + " bytes): " + fi_strerror(-rc));
+                      "fi_mr_reg(" + std::to_string(len) + " bytes): " + ofi_strerror(-rc));
   if ((ctx.mr_mode & FI_MR_ENDPOINT) != 0) {
     rc = fi_mr_bind(mr, &ctx.ep->fid, 0);
     if (rc == 0) rc = fi_mr_enable(mr);
     if (rc != 0) {
       fi_close(&mr->fid);
-      return make_error(Status::IoError, std::string("fi_mr_bind/enable: ") + fi_strerror(-rc));
+      return make_error(Status::IoError, std::string("fi_mr_bind/enable: ") + ofi_strerror(-rc));
     }
   }
   return mr;

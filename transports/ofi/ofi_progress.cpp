@@ -83,7 +83,7 @@ Status OfiIface::post_rx(int i) {
     const ssize_t rc = fi_recvmsg(ep_, &msg, multi_ ? FI_MULTI_RECV : 0);
     if (rc == 0) return Status::Ok;
     if (rc != -FI_EAGAIN) {
-      TORUS_WARN("ofi: fi_recvmsg: %s", fi_strerror(static_cast<int>(-rc)));
+      TORUS_WARN("ofi: fi_recvmsg: %s", ofi_strerror(static_cast<int>(-rc)));
       return Status::IoError;
     }
     // The provider's own queues are full: let it progress (receive slots come back).
@@ -149,7 +149,7 @@ void OfiIface::send_keepalives() {
     } else {
       // Refused at once (sockets: no connection can be made to it): the peer is gone.
       TORUS_WARN("ofi: peer unreachable (keepalive: %s): failing its endpoint",
-                 fi_strerror(static_cast<int>(-rc)));
+                 ofi_strerror(static_cast<int>(-rc)));
     }
     gone.push_back(ep);
   }
@@ -240,7 +240,7 @@ void OfiIface::on_error() {
     // A failed receive (truncated, canceled): its buffer goes back to the provider.
     if (err.err != FI_ECANCELED) {
       TORUS_WARN("ofi: receive error %d (%s): %s; flags %llx len %zu", err.err,
-                 fi_strerror(err.err),
+                 ofi_strerror(err.err),
                  fi_cq_strerror(cq_, err.prov_errno, err.err_data, nullptr, 0),
                  static_cast<unsigned long long>(err.flags), err.len);
       repost_rx(op->buf);
@@ -254,11 +254,11 @@ void OfiIface::on_error() {
   const bool quiet = op->kind == Op::Kind::TRecv && err.err == FI_ECANCELED;
   if (!quiet)
     TORUS_DEBUG("ofi: %s failed: %s (%s)", op->probe ? "keepalive" : "operation",
-                fi_strerror(err.err),
+                ofi_strerror(err.err),
                 fi_cq_strerror(cq_, err.prov_errno, err.err_data, nullptr, 0));
   finish(op, st);
   if (ep != nullptr && endpoints_.count(ep) != 0 && peer_gone && !ep->failing) {
-    TORUS_WARN("ofi: peer unreachable (%s): failing its endpoint", fi_strerror(err.err));
+    TORUS_WARN("ofi: peer unreachable (%s): failing its endpoint", ofi_strerror(err.err));
     fail_endpoint(ep);
   }
 }

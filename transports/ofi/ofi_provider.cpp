@@ -27,7 +27,7 @@ bool in(const std::string& name, std::initializer_list<const char*> list) {
 }
 
 std::string getinfo_error(int rc) {
-  return "fi_getinfo " + std::to_string(rc) + " (" + fi_strerror(-rc) + ")";
+  return "fi_getinfo " + std::to_string(rc) + " (" + ofi_strerror(-rc) + ")";
 }
 
 // fi_getinfo for `name` with hints; tagged messages (the tagged get, ofi_tagged.cpp) and
@@ -48,7 +48,7 @@ Result<InfoPtr> getinfo(const std::string& name) {
         if (tagged) hints->caps |= FI_TAGGED;
         if (hmem) hints->caps |= FI_HMEM;
         fi_info* out = nullptr;
-        rc = fi_getinfo(FI_VERSION(1, 9), nullptr, nullptr, 0, hints.get(), &out);
+        rc = fabric_api()->getinfo(FI_VERSION(1, 9), nullptr, nullptr, 0, hints.get(), &out);
         if (rc == 0) return InfoPtr(out);
       }
     }
@@ -59,7 +59,9 @@ Result<InfoPtr> getinfo(const std::string& name) {
 }  // namespace
 
 InfoPtr make_hints(const std::string& name) {
-  InfoPtr h(fi_allocinfo());
+  const FabricApi* api = fabric_api();
+  if (api == nullptr) return nullptr;
+  InfoPtr h(api->dupinfo(nullptr));  // fi_allocinfo()
   if (!h) return h;
   h->caps = FI_MSG | FI_RMA;
   // Every op passes a context with room for fi_context2, so both modes are fine.
@@ -88,8 +90,8 @@ std::string requested_provider(const std::string& config_value) {
 
 bool rdma_devices_present(std::string* why) {
   // Every provider of the default order drives a device the kernel lists here: verbs, psm3
-  // and EFA under infiniband, Slingshot under cxi. Asking libfabric costs 0.2-0.5 s per
-  // process start (its providers probe the system), paid by every rank of every job.
+  // and EFA under infiniband, Slingshot under cxi. Loading libfabric costs ~0.2 s per
+  // process (ofi_lib.h), and asking it more: paid by every rank of every job.
   static constexpr const char* kClasses[] = {"/sys/class/infiniband", "/sys/class/cxi"};
   for (const char* dir : kClasses) {
     std::error_code ec;
@@ -103,12 +105,15 @@ bool rdma_devices_present(std::string* why) {
 }
 
 Result<InfoPtr> choose_provider(const std::string& name) {
+  // libfabric is loaded only past the device check (loading it costs ~0.2 s, ofi_lib.h).
+  std::string no_lib;
   if (!name.empty()) {
+    if (fabric_api(&no_lib) == nullptr) return make_error(Status::Unreachable, no_lib);
     auto r = getinfo(name);
     if (!r) return make_error(Status::Unreachable, name + ": " + r.error().message);
     // Several entries (one per domain/address): the first is libfabric's preferred one.
     fi_info* first = r.value().get();
-    InfoPtr one(fi_dupinfo(first));
+    InfoPtr one(fabric_api()->dupinfo(first));
     return one;
   }
   std::string no_device;
@@ -116,10 +121,11 @@ Result<InfoPtr> choose_provider(const std::string& name) {
     return make_error(Status::Unreachable, "no RDMA device (" + no_device +
                                                "); libfabric not asked (name a provider with "
                                                "TORUS_OFI_PROVIDER to ask it anyway)");
+  if (fabric_api(&no_lib) == nullptr) return make_error(Status::Unreachable, no_lib);
   std::string why;
   for (const char* p : kPreferred) {
     auto r = getinfo(p);
-    if (r) return InfoPtr(fi_dupinfo(r.value().get()));
+    if (r) return InfoPtr(fabric_api()->dupinfo(r.value().get()));
     why += std::string(why.empty() ? "" : "; ") + p + ": " + r.error().message;
   }
   std::string dups;
@@ -148,9 +154,12 @@ std::string mr_mode_string(int mode) {
 
 std::vector<std::string> describe_providers() {
   std::vector<std::string> out;
+  std::string no_lib;
+  const FabricApi* api = fabric_api(&no_lib);
+  if (api == nullptr) return {no_lib};
   InfoPtr hints = make_hints("");
   fi_info* list = nullptr;
-  if (fi_getinfo(FI_VERSION(1, 9), nullptr, nullptr, 0, hints.get(), &list) != 0) return out;
+  if (api->getinfo(FI_VERSION(1, 9), nullptr, nullptr, 0, hints.get(), &list) != 0) return out;
   InfoPtr keep(list);
   std::string last;
   for (fi_info* i = list; i != nullptr; i = i->next) {

@@ -9,11 +9,15 @@
 #include <vector>
 
 #include "core/base/status.h"
+#include "transports/ofi/ofi_lib.h"
 
 namespace torus::ofi {
 
+// An fi_info exists only once libfabric is loaded, so the deleter can count on it.
 struct InfoDeleter {
-  void operator()(fi_info* i) const noexcept { fi_freeinfo(i); }
+  void operator()(fi_info* i) const noexcept {
+    if (i != nullptr) fabric_api()->freeinfo(i);
+  }
 };
 using InfoPtr = std::unique_ptr<fi_info, InfoDeleter>;
 

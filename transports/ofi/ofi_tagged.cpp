@@ -109,7 +109,7 @@ Status OfiIface::post_tagged_get(OfiEndpoint* ep, std::byte* local, size_t len, 
       on_eagain();
       return Status::NoResource;
     }
-    TORUS_DEBUG("ofi: fi_trecv: %s", fi_strerror(static_cast<int>(-rc)));
+    TORUS_DEBUG("ofi: fi_trecv: %s", ofi_strerror(static_cast<int>(-rc)));
     return Status::IoError;
   }
   std::byte* p = tx_data(buf);
@@ -190,7 +190,7 @@ bool OfiIface::serve(const PendingServe& s) {
   if (rc == 0) return true;
   free_op(op);
   if (rc == -FI_EAGAIN) return false;
-  TORUS_DEBUG("ofi: fi_tsend: %s", fi_strerror(static_cast<int>(-rc)));
+  TORUS_DEBUG("ofi: fi_tsend: %s", ofi_strerror(static_cast<int>(-rc)));
   return true;  // the peer is gone: its keepalive will say so
 }
 
