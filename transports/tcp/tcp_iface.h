@@ -91,6 +91,7 @@ class TcpIface final : public tl::Iface {
   Status dial(Peer& peer);
   void accept_all(int listen_fd);
   void on_event(Socket* s, uint32_t events);
+  unsigned poll_direct(Socket* s);
   bool read_socket(Socket* s);  // false when the socket was closed
   bool parse_frames(Socket* s);
   bool handle_handshake(Socket* s);
@@ -139,6 +140,7 @@ class TcpIface final : public tl::Iface {
   void* error_arg_ = nullptr;
   std::vector<std::byte> scratch_;  // am_bcopy packs here
   unsigned polls_ = 0;
+  uint64_t reads_ = 0;  // recv() calls that returned data
   unsigned refused_logged_ = 0;
   std::vector<std::shared_ptr<Peer>> to_settle_;
   std::vector<std::unique_ptr<StripeGroup>> stripes_;  // every group, busy or free

@@ -81,6 +81,7 @@ bool TcpIface::read_socket(Socket* s) {
       return false;
     }
     const auto got = static_cast<size_t>(n);
+    ++reads_;
     if (s->sink != SinkKind::None) {
       if (s->sink == SinkKind::Discard) {
         s->sink_left -= got;
