@@ -78,10 +78,11 @@ struct PredefinedTable {
   }
 };
 
-const PredefinedTable& predefined_table() {
-  static const PredefinedTable table;
-  return table;
-}
+// Built when the library loads (nothing calls type_info() from a static initializer), so a
+// lookup, made for every message, pays no guard for a function-local static.
+const PredefinedTable g_predefined;
+
+const PredefinedTable& predefined_table() { return g_predefined; }
 
 }  // namespace
 

@@ -46,9 +46,10 @@ std::unique_lock<std::mutex> table_lock() {
   return std::unique_lock<std::mutex>(g_requests.mutex);
 }
 
-void slot_free(MPI_Request h) {
-  Slot* s = slot_of(h);
+// A freed slot holds nothing: slot_alloc() then resets only its plain fields.
+void slot_free(MPI_Request h, Slot* s) {
   s->persistent.reset();
+  s->op.reset();
   s->active = false;
   auto lock = table_lock();
   g_requests.free_list.push_back(static_cast<uint32_t>(h) & 0xffffffu);
@@ -74,7 +75,13 @@ Slot* slot_alloc(MPI_Request* handle) {
   }
   *handle = static_cast<MPI_Request>(kHandleBase | idx);
   Slot* s = &g_requests.chunks[idx >> kChunkBits].load()[idx & (kChunkSize - 1)];
-  *s = Slot{};
+  // Fresh or freed (slot_free emptied its owning pointers): the plain fields get defaults.
+  s->req = nullptr;
+  s->is_recv = false;
+  s->errhandler = MPI_ERRORS_ARE_FATAL;
+  s->done_status = MPI_Status{};
+  s->done_code = MPI_SUCCESS;
+  s->active = false;
   return s;
 }
 
@@ -124,7 +131,7 @@ int slot_retire(MPI_Request* handle, Slot* s, MPI_Status* st) {
     status_empty(&s->done_status);
     s->done_code = MPI_SUCCESS;
   } else {
-    slot_free(*handle);
+    slot_free(*handle, s);
     *handle = MPI_REQUEST_NULL;
   }
   return code;
@@ -335,7 +342,7 @@ int PMPI_Request_free(MPI_Request* request) {
   }
   if (s->req) s->req->release();
   s->req = nullptr;
-  slot_free(*request);
+  slot_free(*request, s);
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
 }
