@@ -168,6 +168,25 @@ struct Errors {
 
 void on_error(void* arg, tl::Endpoint*, Status) { ++static_cast<Errors*>(arg)->count; }
 
+// A serving child, an iface with `bulk_conns` bulk connections that counts peer errors, and
+// an endpoint to the child (declared last, so destroyed before the iface it must not outlive).
+struct Link {
+  Child child;
+  std::unique_ptr<TcpIface> iface;
+  Errors errors;
+  std::unique_ptr<tl::Endpoint> ep;
+
+  explicit Link(unsigned bulk_conns) {
+    REQUIRE(child.start());
+    iface = open_iface(bulk_conns);
+    REQUIRE(iface);
+    iface->set_error_handler(on_error, &errors);
+    auto r = iface->connect(child.offer.address);
+    REQUIRE(r.ok());
+    ep = std::move(r.value());
+  }
+};
+
 template <typename Cond>
 bool pump_until(TcpIface& iface, Cond cond) {
   const auto deadline = std::chrono::steady_clock::now() + 30s;
@@ -190,15 +209,8 @@ const Range kRanges[] = {
 
 // Gets every range one by one and then all at once, and puts a range and gets it back.
 void exercise(unsigned bulk_conns) {
-  Child child;
-  REQUIRE(child.start());
-  auto iface = open_iface(bulk_conns);
-  REQUIRE(iface);
-  Errors errors;
-  iface->set_error_handler(on_error, &errors);
-  auto ep_r = iface->connect(child.offer.address);
-  REQUIRE(ep_r.ok());
-  auto ep = std::move(ep_r.value());
+  Link link(bulk_conns);
+  auto& [child, iface, errors, ep] = link;
   const uint64_t base = child.offer.base;
   int done = 0;
 
@@ -288,15 +300,8 @@ TEST_CASE("large gets and puts across processes land intact, striped or not") {
 }
 
 TEST_CASE("a peer that dies in the middle of striped gets fails them all, with no hang") {
-  Child child;
-  REQUIRE(child.start());
-  auto iface = open_iface(1);
-  REQUIRE(iface);
-  Errors errors;
-  iface->set_error_handler(on_error, &errors);
-  auto ep_r = iface->connect(child.offer.address);
-  REQUIRE(ep_r.ok());
-  auto ep = std::move(ep_r.value());
+  Link link(1);
+  auto& [child, iface, errors, ep] = link;
   int done = 0;
   constexpr size_t kGet = 4u << 20;
   constexpr size_t kGets = 24;  // 96 MiB: far more than the sockets buffer
@@ -346,15 +351,8 @@ TEST_CASE("a peer that dies in the middle of striped gets fails them all, with n
 }
 
 TEST_CASE("a bulk connection that cannot be opened leaves large transfers on the main one") {
-  Child child;
-  REQUIRE(child.start());
-  auto iface = open_iface(1);
-  REQUIRE(iface);
-  Errors errors;
-  iface->set_error_handler(on_error, &errors);
-  auto ep_r = iface->connect(child.offer.address);
-  REQUIRE(ep_r.ok());
-  auto ep = std::move(ep_r.value());
+  Link link(1);
+  auto& [child, iface, errors, ep] = link;
   int done = 0;
   auto get = [&](std::vector<std::byte>& dst, size_t off, Op& op) {
     op.func = on_op;
