@@ -18,12 +18,15 @@
 #include <cstring>
 #include <vector>
 
+#include "test/fd_io.h"
 #include "transports/tcp/tcp_auth.h"
 #include "transports/tcp/tcp_iface.h"
 
 using namespace torus;
 using namespace torus::tcp;
 using namespace std::chrono_literals;
+using torus::test_io::read_all;
+using torus::test_io::write_all;
 
 namespace {
 
@@ -50,30 +53,6 @@ struct Offer {
   std::vector<std::byte> address, rkey;
   uint64_t base = 0;
 };
-
-bool write_all(int fd, const void* p, size_t n) {
-  const auto* b = static_cast<const char*>(p);
-  while (n > 0) {
-    const ssize_t w = ::write(fd, b, n);
-    if (w <= 0) return false;
-    b += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
-
-bool read_all(int fd, void* p, size_t n) {
-  auto* b = static_cast<char*>(p);
-  while (n > 0) {
-    pollfd pf{fd, POLLIN, 0};
-    if (::poll(&pf, 1, 20000) <= 0) return false;
-    const ssize_t r = ::read(fd, b, n);
-    if (r <= 0) return false;
-    b += r;
-    n -= static_cast<size_t>(r);
-  }
-  return true;
-}
 
 // The child: serves get/put requests until the parent closes `ctrl` (or 60 s pass).
 [[noreturn]] void serve(int out, int ctrl) {
@@ -121,12 +100,15 @@ struct Child {
     ::close(ctl[0]);
     ctrl = ctl[1];
     uint64_t alen = 0, klen = 0;
-    bool ok = read_all(data[0], &alen, 8) && alen < 4096;
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    bool ok = read_all(data[0], &alen, 8, deadline) && alen < 4096;
     if (ok) offer.address.resize(alen);
-    ok = ok && read_all(data[0], offer.address.data(), alen) && read_all(data[0], &klen, 8) &&
+    ok = ok && read_all(data[0], offer.address.data(), alen, deadline) &&
+         read_all(data[0], &klen, 8, deadline) &&
          klen < 64;
     if (ok) offer.rkey.resize(klen);
-    ok = ok && read_all(data[0], offer.rkey.data(), klen) && read_all(data[0], &offer.base, 8);
+    ok = ok && read_all(data[0], offer.rkey.data(), klen, deadline) &&
+         read_all(data[0], &offer.base, 8, deadline);
     ::close(data[0]);
     return ok;
   }

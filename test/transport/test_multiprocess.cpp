@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "test/fd_io.h"
 #include "test/transport/harness.h"
 
 namespace torus::tltest {
@@ -26,17 +27,7 @@ constexpr uint64_t kSeedBefore = 0x5151, kSeedAfter = 0x5252;
 using Clock = std::chrono::steady_clock;
 
 // The pipes are the bootstrap (what a launcher's PMI would be); data goes over the transport.
-bool write_all(int fd, const void* data, size_t n) {
-  const auto* p = static_cast<const char*>(data);
-  while (n > 0) {
-    const ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
+using test_io::write_all;
 
 // Reads n bytes while progressing `p`: the other process may need us to progress (a
 // bounce-buffer get is served by its target) while it prepares what we wait for.

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/base/config.h"
+#include "test/fd_io.h"
 #include "transports/shm/shm_segment.h"
 #include "transports/shm/shm_transport.h"
 
@@ -86,32 +87,8 @@ inline std::vector<std::string> leftovers(const std::string& job) {
   return out;
 }
 
-inline bool write_all(int fd, const void* buf, size_t n) {
-  const auto* p = static_cast<const char*>(buf);
-  while (n > 0) {
-    const ssize_t w = ::write(fd, p, n);
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
-
-inline bool read_all(int fd, void* buf, size_t n, Clock::time_point deadline) {
-  auto* p = static_cast<char*>(buf);
-  while (n > 0) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (left.count() <= 0) return false;
-    pollfd pfd{fd, POLLIN, 0};
-    if (::poll(&pfd, 1, static_cast<int>(left.count())) <= 0) continue;
-    const ssize_t r = ::read(fd, p, n);
-    if (r <= 0) return false;
-    p += r;
-    n -= static_cast<size_t>(r);
-  }
-  return true;
-}
+using test_io::read_all;
+using test_io::write_all;
 
 inline bool send_blob(int fd, std::span<const std::byte> blob) {
   const uint32_t n = static_cast<uint32_t>(blob.size());
