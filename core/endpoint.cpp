@@ -42,8 +42,6 @@ std::span<const std::byte> as_bytes_of(const H& h) {
   return {reinterpret_cast<const std::byte*>(&h), sizeof(H)};
 }
 
-RequestImpl* from_completion(tl::Completion* c) { return RequestImpl::of_completion(c); }
-
 }  // namespace
 
 EndpointImpl::EndpointImpl(WorkerImpl* worker, WorkerAddress peer)
@@ -411,7 +409,7 @@ void EndpointImpl::finish_fragments(RequestImpl* req) {
 }
 
 void EndpointImpl::zcopy_completion(tl::Completion* c, Status s) {
-  RequestImpl* req = from_completion(c);
+  RequestImpl* req = RequestImpl::of_completion(c);
   --req->inflight;
   if (is_error(s)) req->xfer_status = s;
   if (req->inflight != 0 || req->done) return;
@@ -517,7 +515,7 @@ Status EndpointImpl::put_fragments(RequestImpl* req) {
 }
 
 void EndpointImpl::put_completion(tl::Completion* c, Status s) {
-  RequestImpl* req = from_completion(c);
+  RequestImpl* req = RequestImpl::of_completion(c);
   --req->inflight;
   if (is_error(s)) req->xfer_status = s;
   if (req->inflight == 0 && !req->done && !req->queued &&
@@ -526,7 +524,7 @@ void EndpointImpl::put_completion(tl::Completion* c, Status s) {
 }
 
 void EndpointImpl::flush_completion(tl::Completion* c, Status s) {
-  RequestImpl* req = from_completion(c);
+  RequestImpl* req = RequestImpl::of_completion(c);
   if (is_error(s)) req->xfer_status = s;
   req->ep->finish_put(req);
 }

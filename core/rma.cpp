@@ -11,12 +11,6 @@
 #include "protocols/wire.h"
 
 namespace torus::core {
-namespace {
-
-RequestImpl* from_completion(tl::Completion* c) { return RequestImpl::of_completion(c); }
-
-}  // namespace
-
 std::vector<std::byte> pack_remote_key(const MemHandleImpl& h) {
   std::vector<std::byte> out(1, static_cast<std::byte>(h.entries.size()));
   for (const auto& e : h.entries) {
@@ -97,7 +91,7 @@ Status EndpointImpl::rma_step(RequestImpl* req) {
       return Status::Ok;
     }
     req->comp.func = [](tl::Completion* c, Status s) {
-      RequestImpl* r = from_completion(c);
+      RequestImpl* r = RequestImpl::of_completion(c);
       r->worker->complete_send(r, s);
     };
     Status s = lanes_[static_cast<size_t>(rma_lane_)].ep->flush(&req->comp);
@@ -111,7 +105,7 @@ Status EndpointImpl::rma_step(RequestImpl* req) {
                                                          : l.attr->limits.max_get);
   if (frag == 0) frag = req->length;
   req->comp.func = [](tl::Completion* c, Status s) {
-    RequestImpl* r = from_completion(c);
+    RequestImpl* r = RequestImpl::of_completion(c);
     --r->inflight;
     if (is_error(s) && r->xfer_status == Status::Ok) r->xfer_status = s;
     if (r->queued) return;  // its pending entry resumes it

@@ -17,8 +17,6 @@ bool read_hdr(const std::byte* data, size_t len, H* out) {
   return true;
 }
 
-RequestImpl* from_completion(tl::Completion* c) { return RequestImpl::of_completion(c); }
-
 }  // namespace
 
 void WorkerImpl::handle_am(uint8_t id, const std::byte* data, size_t len) {
@@ -331,7 +329,7 @@ void WorkerImpl::rndv_get_progress(RequestImpl* req) {
   size_t frag = std::min(rndv_frag_size(), l.attr->limits.max_get);
   if (frag == 0) frag = req->put_length;
   req->comp.func = [](tl::Completion* c, Status s) {
-    RequestImpl* r = from_completion(c);
+    RequestImpl* r = RequestImpl::of_completion(c);
     --r->inflight;
     if (is_error(s)) r->xfer_status = s;
     if (!r->queued) r->worker->rndv_get_progress(r);
