@@ -15,17 +15,6 @@ namespace {
 // Pieces start on page boundaries of the range, so the copies stay page-aligned.
 constexpr size_t kPieceAlign = 4096;
 
-template <typename Body>
-std::array<std::byte, sizeof(FrameHeader) + sizeof(Body)> head_of(FrameType type,
-                                                                  size_t length,
-                                                                  const Body& b) {
-  const FrameHeader h{static_cast<uint8_t>(type), 0, 0, static_cast<uint32_t>(length)};
-  std::array<std::byte, sizeof(FrameHeader) + sizeof(Body)> out;
-  std::memcpy(out.data(), &h, sizeof(h));
-  std::memcpy(out.data() + sizeof(h), &b, sizeof(b));
-  return out;
-}
-
 void release(StripeGroup& g) {
   g.user = nullptr;
   g.free_list->push_back(&g);
@@ -54,13 +43,13 @@ Status TcpIface::rma_one(Peer& lane, bool is_get, std::byte* local, size_t len,
     b.remote_addr = remote_addr;
     b.length = len;
     std::memcpy(b.rkey, rkey.data(), kRkeySize);
-    s = send_frame(lane, head_of(FrameType::GetReq, sizeof(b), b), {}, false);
+    s = send_frame(lane, frame_head(FrameType::GetReq, sizeof(b), b), {}, false);
   } else {
     PutReqBody b{};
     b.op_id = id;
     b.remote_addr = remote_addr;
     std::memcpy(b.rkey, rkey.data(), kRkeySize);
-    s = send_frame(lane, head_of(FrameType::PutReq, sizeof(b) + len, b), {local, len}, true);
+    s = send_frame(lane, frame_head(FrameType::PutReq, sizeof(b) + len, b), {local, len}, true);
   }
   // Recorded after the write: a failed write fails the peer, which completes the recorded
   // operations, and this one must not complete twice. Answers only arrive in progress().

@@ -131,12 +131,8 @@ void TcpIface::finish_sink(Socket* s) {
     return;
   }
   // A put's payload has landed (or was dropped): answer it.
-  RespBody b{s->sink_op, static_cast<int32_t>(s->sink_status), 0};
-  const FrameHeader h{static_cast<uint8_t>(FrameType::PutAck), 0, 0, sizeof(b)};
-  std::array<std::byte, sizeof(h) + sizeof(b)> head;
-  std::memcpy(head.data(), &h, sizeof(h));
-  std::memcpy(head.data() + sizeof(h), &b, sizeof(b));
-  (void)send_frame(peer, head, {}, false);
+  const RespBody b{s->sink_op, static_cast<int32_t>(s->sink_status), 0};
+  (void)send_frame(peer, frame_head(FrameType::PutAck, sizeof(b), b), {}, false);
 }
 
 bool TcpIface::parse_frames(Socket* s) {
@@ -195,14 +191,10 @@ void TcpIface::handle_frame(Socket* s, const ParsedFrame& f, const std::byte* pa
                             ? Status::AccessDenied
                             : regions_.check(b.rkey, b.remote_addr, b.length, tl::kAccessRead);
       const size_t len = st == Status::Ok ? static_cast<size_t>(b.length) : 0;
-      RespBody r{b.op_id, static_cast<int32_t>(st), 0};
-      const FrameHeader h{static_cast<uint8_t>(FrameType::GetResp), 0, 0,
-                          static_cast<uint32_t>(sizeof(r) + len)};
-      std::array<std::byte, sizeof(h) + sizeof(r)> head;
-      std::memcpy(head.data(), &h, sizeof(h));
-      std::memcpy(head.data() + sizeof(h), &r, sizeof(r));
+      const RespBody r{b.op_id, static_cast<int32_t>(st), 0};
       const auto* src = reinterpret_cast<const std::byte*>(static_cast<uintptr_t>(b.remote_addr));
-      (void)send_frame(peer, head, std::span(len ? src : nullptr, len), true);
+      (void)send_frame(peer, frame_head(FrameType::GetResp, sizeof(r) + len, r),
+                       std::span(len ? src : nullptr, len), true);
       return;
     }
     case FrameType::GetResp: {

@@ -3,8 +3,10 @@
 // connection acts on it (they are the libFuzzer target's entry points).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 
@@ -106,6 +108,19 @@ struct ParsedFrame {
   const std::byte* body = nullptr;
 };
 enum class ParseResult : uint8_t { Ok, NeedMore, Malformed };
+
+// A frame's header and fixed body, as written: `length` counts the body and any payload
+// that follows it.
+template <typename Body>
+std::array<std::byte, sizeof(FrameHeader) + sizeof(Body)> frame_head(FrameType type,
+                                                                     size_t length,
+                                                                     const Body& b) {
+  const FrameHeader h{static_cast<uint8_t>(type), 0, 0, static_cast<uint32_t>(length)};
+  std::array<std::byte, sizeof(FrameHeader) + sizeof(Body)> out;
+  std::memcpy(out.data(), &h, sizeof(h));
+  std::memcpy(out.data() + sizeof(h), &b, sizeof(b));
+  return out;
+}
 ParseResult parse_frame(std::span<const std::byte> bytes, size_t max_am_id, ParsedFrame* out,
                         std::string* why);
 
