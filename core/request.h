@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -117,8 +118,31 @@ class RequestImpl final : public Request, public RequestState {
 // Free list of requests in stable chunks; ids map back to objects in O(1).
 class RequestPool {
  public:
-  RequestImpl* get(WorkerImpl* worker);
-  void put(RequestImpl* r);
+  // Inline with the chunk allocation out of line: a small message pays one get() and one
+  // put(), and the inlined growth path made get() save and restore six registers.
+  RequestImpl* get(WorkerImpl* worker) {
+    if (free_ == nullptr) [[unlikely]]
+      grow();
+    RequestImpl* r = free_;
+    free_ = r->next;
+    // put() emptied the owning members; the rest starts afresh. Copied from a constant so
+    // the compiler emits vector stores: for the bare `= RequestState{}` gcc chose `rep
+    // stos`, whose start-up cost was a tenth of a small receive's time in a VM.
+    std::memcpy(static_cast<RequestState*>(r), &kFresh, sizeof(RequestState));
+    ++r->generation;
+    r->worker = worker;
+    ++in_use_;
+    return r;
+  }
+  void put(RequestImpl* r) {
+    r->kind = ReqKind::Free;
+    r->mr.reset();
+    r->am_header.clear();
+    r->peer_rkey.clear();
+    r->next = free_;
+    free_ = r;
+    --in_use_;
+  }
   // The live request with this wire id, or nullptr when stale or out of range.
   RequestImpl* find(uint64_t id) const noexcept;
   size_t in_use() const noexcept { return in_use_; }
@@ -127,6 +151,8 @@ class RequestPool {
 
  private:
   static constexpr size_t kChunk = 256;
+  static const RequestState kFresh;
+  void grow();
   std::vector<std::unique_ptr<RequestImpl[]>> chunks_;
   RequestImpl* free_ = nullptr;
   size_t in_use_ = 0;

@@ -55,22 +55,28 @@ void slot_free(MPI_Request h, Slot* s) {
   g_requests.free_list.push_back(static_cast<uint32_t>(h) & 0xffffffu);
 }
 
+// A slot index never handed out before, its chunk allocated if need be; under the lock.
+[[gnu::noinline]] uint32_t slot_grow() {
+  const uint32_t idx = g_requests.used++;
+  TORUS_ASSERT((idx >> kChunkBits) < kMaxChunks);  // 16M requests outstanding
+  auto& owned = g_requests.owned[idx >> kChunkBits];
+  if (!owned) {
+    owned = std::make_unique<Slot[]>(kChunkSize);
+    g_requests.chunks[idx >> kChunkBits].store(owned.get(), std::memory_order_release);
+  }
+  return idx;
+}
+
 // A fresh slot with every field at its default.
 Slot* slot_alloc(MPI_Request* handle) {
   uint32_t idx;
   {
     auto lock = table_lock();
-    if (!g_requests.free_list.empty()) {
+    if (!g_requests.free_list.empty()) [[likely]] {
       idx = g_requests.free_list.back();
       g_requests.free_list.pop_back();
     } else {
-      idx = g_requests.used++;
-      TORUS_ASSERT((idx >> kChunkBits) < kMaxChunks);  // 16M requests outstanding
-      auto& owned = g_requests.owned[idx >> kChunkBits];
-      if (!owned) {
-        owned = std::make_unique<Slot[]>(kChunkSize);
-        g_requests.chunks[idx >> kChunkBits].store(owned.get(), std::memory_order_release);
-      }
+      idx = slot_grow();
     }
   }
   *handle = static_cast<MPI_Request>(kHandleBase | idx);

@@ -67,6 +67,7 @@ class SelfIface final : public tl::Iface {
     void* arg = nullptr;
   };
   void after_enqueue() noexcept;
+  [[gnu::noinline]] unsigned deliver_queued();
 
   tl::IfaceAttr attr_;
   uint64_t iface_id_;

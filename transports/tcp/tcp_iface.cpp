@@ -491,6 +491,10 @@ unsigned TcpIface::progress() {
       if (s->state == SockState::Ready && !s->want_write) return poll_direct(s);
     }
   }
+  return poll_events();
+}
+
+unsigned TcpIface::poll_events() {
   epoll_event evs[32];
   const int n = ::epoll_wait(epoll_fd_, evs, 32, 0);
   unsigned count = 0;
