@@ -96,9 +96,30 @@ Status EndpointImpl::init() {
   std::vector<proto::LaneInfo> infos;
   for (const Lane& l : lanes_) infos.push_back({l.tl_name, l.attr});
   const proto::SelectorConfig& cfg = worker_->selector_config();
-  tag_table_ = proto::build_tag_table(infos, am_lane_, rma_lane_, cfg, false);
-  sync_table_ = proto::build_tag_table(infos, am_lane_, rma_lane_, cfg, true);
+  tag_table_ = proto::build_tag_table(infos, am_lane_, rma_lane_, cfg, proto::SendKind::Any);
+  sync_table_ = proto::build_tag_table(infos, am_lane_, rma_lane_, cfg, proto::SendKind::Sync);
+  alone_table_ =
+      proto::build_tag_table(infos, am_lane_, rma_lane_, cfg, proto::SendKind::Alone);
+  alone_min_ = alone_max_ = 0;
+  const size_t any_rndv = first_rndv_size(tag_table_), alone_rndv = first_rndv_size(alone_table_);
+  if (alone_rndv < any_rndv) {
+    alone_min_ = alone_rndv;
+    alone_max_ = any_rndv;
+  }
   return Status::Ok;
+}
+
+size_t EndpointImpl::first_rndv_size(const proto::ProtoTable& t) noexcept {
+  for (const proto::ProtoRange& r : t.ranges())
+    if (r.proto == proto::ProtoId::RndvGet || r.proto == proto::ProtoId::RndvPut) return r.min;
+  return SIZE_MAX;
+}
+
+bool EndpointImpl::sent_alone() noexcept {
+  const uint64_t polls = worker_->progress_calls();
+  const bool alone = outstanding_ == nullptr && polls != last_alone_polls_;
+  last_alone_polls_ = polls;
+  return alone;
 }
 
 int EndpointImpl::rma_lane_index(uint32_t hash) const noexcept {
@@ -126,6 +147,7 @@ std::string EndpointImpl::describe_impl() const {
     out += line;
   }
   out += "  tag_send:\n" + tag_table_.describe(infos);
+  if (alone_max_ != 0) out += "  tag_send (sent alone):\n" + alone_table_.describe(infos);
   out += "  tag_send (synchronous):\n" + sync_table_.describe(infos);
   return out;
 }
@@ -204,7 +226,11 @@ bool EndpointImpl::progress_pending() {
 Status EndpointImpl::send_tag(const void* buf, size_t length, Tag tag, Request** out,
                               const SendParams& p) {
   if (__builtin_expect(is_error(failed_), 0)) return failed_;
-  const proto::ProtoRange& r = (p.sync ? sync_table_ : tag_table_).lookup(length);
+  const proto::ProtoTable& table = p.sync ? sync_table_
+                                   : length >= alone_min_ && length < alone_max_ && sent_alone()
+                                       ? alone_table_
+                                       : tag_table_;
+  const proto::ProtoRange& r = table.lookup(length);
   // Fast paths: a message that goes out whole, now, completes inline with no request.
   if (__builtin_expect(!p.sync && wired_ && pending_.empty(), 1)) {
     if (r.proto == proto::ProtoId::EagerShort) {

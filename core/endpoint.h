@@ -101,12 +101,23 @@ class EndpointImpl final : public Endpoint {
   int rma_lane_ = -1;
   proto::ProtoTable tag_table_;
   proto::ProtoTable sync_table_;
+  // For a message sent alone, where it differs from tag_table_: sizes in [alone_min_,
+  // alone_max_) go by rendezvous then (empty when the tables agree).
+  proto::ProtoTable alone_table_;
+  size_t alone_min_ = 0;
+  size_t alone_max_ = 0;
+  uint64_t last_alone_polls_ = ~uint64_t{0};  // worker's progress_calls() at the last such send
   bool wired_ = false;
   Status failed_ = Status::Ok;
   std::deque<PendingItem> pending_;         // sends and control messages, in order
   std::vector<RequestImpl*> pending_gets_;  // receives whose next rndv read met back-pressure
   std::vector<RequestImpl*> running_gets_;
   RequestImpl* outstanding_ = nullptr;  // ep_next/ep_prev list
+
+  // Whether a send in [alone_min_, alone_max_) goes alone: nothing of ours in flight to the
+  // peer and the worker polled since the last such send (so not one of a burst of Isends).
+  bool sent_alone() noexcept;
+  static size_t first_rndv_size(const proto::ProtoTable& t) noexcept;
 };
 
 }  // namespace torus::core

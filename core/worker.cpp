@@ -134,6 +134,7 @@ void WorkerImpl::schedule(EndpointImpl* ep) {
 
 unsigned WorkerImpl::progress() {
   unsigned n = 0;
+  ++progress_calls_;
   for (IfaceEntry& i : ifaces_) n += i.iface->progress();
   if (!scheduled_.empty()) {
     // Swap with a kept buffer: endpoints may reschedule themselves while we walk the list.

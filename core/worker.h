@@ -69,6 +69,8 @@ class WorkerImpl {
   Status cancel(RequestImpl* req);
 
   unsigned progress();
+  // How many times progress() ran: a send can tell whether the worker polled since the last.
+  uint64_t progress_calls() const noexcept { return progress_calls_; }
   Status wait(std::chrono::nanoseconds timeout);
   Status wait_request(RequestImpl* req, std::chrono::nanoseconds timeout);
   int event_fd() const noexcept { return epoll_fd_; }
@@ -132,6 +134,7 @@ class WorkerImpl {
   std::unordered_map<MemHandleImpl*, std::unique_ptr<MemHandleImpl>> handles_;
   std::vector<EndpointImpl*> scheduled_;
   std::vector<EndpointImpl*> running_;
+  uint64_t progress_calls_ = 0;
   UnexpectedPool unexpected_pool_;  // before matcher_: outlives the queue that points into it
   TagMatcher matcher_;
   std::unordered_map<uint64_t, Assembly> assemblies_;

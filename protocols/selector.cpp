@@ -28,18 +28,18 @@ struct Choice {
 
 // Cheapest usable protocol at `size`, honouring the threshold and forcing overrides.
 Choice best_at(size_t size, const LaneInfo& am, const LaneInfo* rma, const SelectorConfig& cfg,
-               bool sync) {
+               SendKind kind) {
   Choice best{ProtoId::EagerBcopy, std::numeric_limits<double>::infinity()};
   bool have_thresh = cfg.rndv_thresh != UINT64_MAX - 1;
   for (ProtoId p : kAll) {
-    double t = estimate_ns(p, size, am, rma, cfg, sync);
+    double t = estimate_ns(p, size, am, rma, cfg, kind);
     if (t < 0) continue;
     if (have_thresh && is_rndv(p) != (size >= cfg.rndv_thresh)) {
       // The threshold decides the family; the model still picks within it.
       bool family_usable = false;
       for (ProtoId q : kAll)
         if (is_rndv(q) == (size >= cfg.rndv_thresh) &&
-            estimate_ns(q, size, am, rma, cfg, sync) >= 0)
+            estimate_ns(q, size, am, rma, cfg, kind) >= 0)
           family_usable = true;
       if (family_usable) continue;
     }
@@ -72,7 +72,8 @@ bool proto_from_name(std::string_view name, ProtoId* out) noexcept {
 }
 
 double estimate_ns(ProtoId p, size_t size, const LaneInfo& am, const LaneInfo* rma,
-                   const SelectorConfig& cfg, bool sync) {
+                   const SelectorConfig& cfg, SendKind kind) {
+  const bool sync = kind == SendKind::Sync;
   const tl::IfaceAttr& a = *am.attr;
   const double bytes = static_cast<double>(size);
   switch (p) {
@@ -104,7 +105,8 @@ double estimate_ns(ProtoId p, size_t size, const LaneInfo& am, const LaneInfo* r
       // get: RTS, then the read; the ATS overlaps the receiver's completion.
       // put: RTS, RTR, the write, then FIN.
       double control = p == ProtoId::RndvGet ? op_ns(a.am_cost) : 3 * op_ns(a.am_cost);
-      return control + r.rma_cost.latency_ns + frags * r.rma_cost.overhead_ns +
+      const double among_others = kind == SendKind::Alone ? 0.0 : r.rma_stream_extra_ns;
+      return control + r.rma_cost.latency_ns + among_others + frags * r.rma_cost.overhead_ns +
              xfer_ns(r.rma_cost, bytes);
     }
     case ProtoId::Count: break;
@@ -113,7 +115,7 @@ double estimate_ns(ProtoId p, size_t size, const LaneInfo& am, const LaneInfo* r
 }
 
 ProtoTable build_tag_table(std::span<const LaneInfo> lanes, int am_lane, int rma_lane,
-                           const SelectorConfig& cfg, bool sync) {
+                           const SelectorConfig& cfg, SendKind kind) {
   TORUS_ASSERT(am_lane >= 0 && static_cast<size_t>(am_lane) < lanes.size());
   const LaneInfo& am = lanes[static_cast<size_t>(am_lane)];
   const LaneInfo* rma = rma_lane >= 0 ? &lanes[static_cast<size_t>(rma_lane)] : nullptr;
@@ -124,7 +126,7 @@ ProtoTable build_tag_table(std::span<const LaneInfo> lanes, int am_lane, int rma
   ProtoTable table;
   size_t start = 0;
   for (;;) {
-    Choice c = best_at(start, am, rma, cfg, sync);
+    Choice c = best_at(start, am, rma, cfg, kind);
     // Costs are linear in size and usability changes only at limits, so the winner holds on
     // one interval: grow exponentially, then bisect its end.
     size_t good = start, step = 1;
@@ -132,7 +134,7 @@ ProtoTable build_tag_table(std::span<const LaneInfo> lanes, int am_lane, int rma
     bool open_end = true;
     while (true) {
       size_t probe = good > kMaxSize - step ? kMaxSize : good + step;
-      if (best_at(probe, am, rma, cfg, sync).proto != c.proto) {
+      if (best_at(probe, am, rma, cfg, kind).proto != c.proto) {
         bad = probe;
         open_end = false;
         break;
@@ -144,7 +146,7 @@ ProtoTable build_tag_table(std::span<const LaneInfo> lanes, int am_lane, int rma
     if (!open_end) {
       while (bad - good > 1) {
         size_t mid = good + (bad - good) / 2;
-        if (best_at(mid, am, rma, cfg, sync).proto == c.proto)
+        if (best_at(mid, am, rma, cfg, kind).proto == c.proto)
           good = mid;
         else
           bad = mid;

@@ -32,6 +32,11 @@ struct SelectorConfig {
   size_t rndv_frag_size = 4 << 20;
 };
 
+// Which table: for any tag send; for one sent alone (nothing else in flight to its peer,
+// the worker polled since the last one: a ping-pong, a blocking send), where only latency
+// counts; for synchronous sends (a larger header).
+enum class SendKind : uint8_t { Any, Alone, Sync };
+
 struct ProtoRange {
   size_t min = 0;
   size_t max = 0;  // inclusive; SIZE_MAX for the last range
@@ -59,17 +64,17 @@ class ProtoTable {
 
  private:
   friend ProtoTable build_tag_table(std::span<const LaneInfo>, int, int, const SelectorConfig&,
-                                    bool);
+                                    SendKind);
   std::vector<ProtoRange> ranges_;
 };
 
 // Estimated time for `size` bytes with protocol `p` on these lanes; < 0 when not usable.
 double estimate_ns(ProtoId p, size_t size, const LaneInfo& am, const LaneInfo* rma,
-                   const SelectorConfig& cfg, bool sync);
+                   const SelectorConfig& cfg, SendKind kind);
 
 // Builds the table for tag sends. am_lane: index of the active-message lane; rma_lane: index
-// of the get/put lane or -1. sync: for synchronous sends (the header is larger).
+// of the get/put lane or -1.
 ProtoTable build_tag_table(std::span<const LaneInfo> lanes, int am_lane, int rma_lane,
-                           const SelectorConfig& cfg, bool sync);
+                           const SelectorConfig& cfg, SendKind kind);
 
 }  // namespace torus::proto

@@ -61,6 +61,11 @@ struct IfaceAttr {
   Limits limits;
   Cost am_cost;   // active messages (bcopy bandwidth includes the copies)
   Cost rma_cost;  // get_zcopy / put_zcopy
+  // Added to a rendezvous's estimate for a message that is not sent alone (others in flight
+  // or following it): where the eager path keeps both processes copying at once and a get
+  // only the receiver, eager keeps more bandwidth in a stream than one message's latency
+  // says. 0: no difference.
+  double rma_stream_extra_ns = 0;
   MemTypeMask mem_types = mem_type_bit(MemType::Host);
   Reach reach = Reach::Network;
   size_t rkey_size = 0;  // bytes of a packed remote key

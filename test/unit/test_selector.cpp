@@ -33,7 +33,7 @@ void check_covers(const ProtoTable& t) {
 TEST_CASE("default table: short, bcopy, then rendezvous") {
   tl::IfaceAttr a = shm_like();
   LaneInfo lanes[] = {{"shm", &a}};
-  ProtoTable t = build_tag_table(lanes, 0, 0, SelectorConfig{}, false);
+  ProtoTable t = build_tag_table(lanes, 0, 0, SelectorConfig{}, SendKind::Any);
   check_covers(t);
   CHECK(t.lookup(0).proto == ProtoId::EagerShort);
   CHECK(t.lookup(104).proto == ProtoId::EagerShort);
@@ -45,16 +45,16 @@ TEST_CASE("default table: short, bcopy, then rendezvous") {
     if (r.proto == ProtoId::RndvGet) cross = r.min;
   SelectorConfig cfg;
   LaneInfo& am = lanes[0];
-  CHECK(estimate_ns(ProtoId::RndvGet, cross, am, &am, cfg, false) <=
-        estimate_ns(ProtoId::EagerBcopy, cross, am, &am, cfg, false));
-  CHECK(estimate_ns(ProtoId::RndvGet, cross - 1, am, &am, cfg, false) >=
-        estimate_ns(ProtoId::EagerBcopy, cross - 1, am, &am, cfg, false));
+  CHECK(estimate_ns(ProtoId::RndvGet, cross, am, &am, cfg, SendKind::Any) <=
+        estimate_ns(ProtoId::EagerBcopy, cross, am, &am, cfg, SendKind::Any));
+  CHECK(estimate_ns(ProtoId::RndvGet, cross - 1, am, &am, cfg, SendKind::Any) >=
+        estimate_ns(ProtoId::EagerBcopy, cross - 1, am, &am, cfg, SendKind::Any));
 }
 
 TEST_CASE("sync table keeps room for the larger header") {
   tl::IfaceAttr a = shm_like();
   LaneInfo lanes[] = {{"shm", &a}};
-  ProtoTable t = build_tag_table(lanes, 0, 0, SelectorConfig{}, true);
+  ProtoTable t = build_tag_table(lanes, 0, 0, SelectorConfig{}, SendKind::Sync);
   check_covers(t);
   CHECK(t.lookup(88).proto == ProtoId::EagerShort);
   CHECK(t.lookup(89).proto == ProtoId::EagerBcopy);
@@ -65,12 +65,12 @@ TEST_CASE("TORUS_RNDV_THRESH moves the switch exactly") {
   LaneInfo lanes[] = {{"shm", &a}};
   SelectorConfig cfg;
   cfg.rndv_thresh = 1000;
-  ProtoTable t = build_tag_table(lanes, 0, 0, cfg, false);
+  ProtoTable t = build_tag_table(lanes, 0, 0, cfg, SendKind::Any);
   check_covers(t);
   CHECK(t.lookup(999).proto == ProtoId::EagerBcopy);
   CHECK(t.lookup(1000).proto == ProtoId::RndvGet);
   cfg.rndv_thresh = 0;
-  t = build_tag_table(lanes, 0, 0, cfg, false);
+  t = build_tag_table(lanes, 0, 0, cfg, SendKind::Any);
   CHECK(t.lookup(0).proto == ProtoId::RndvGet);
   CHECK(t.ranges().size() == 1);
 }
@@ -81,21 +81,60 @@ TEST_CASE("TORUS_PROTO forces a protocol wherever it is usable") {
   SelectorConfig cfg;
   cfg.forced = true;
   cfg.forced_proto = ProtoId::RndvPut;
-  ProtoTable t = build_tag_table(lanes, 0, 0, cfg, false);
+  ProtoTable t = build_tag_table(lanes, 0, 0, cfg, SendKind::Any);
   REQUIRE(t.ranges().size() == 1);
   CHECK(t.lookup(5).proto == ProtoId::RndvPut);
   cfg.forced_proto = ProtoId::EagerShort;  // usable only up to max_short
-  t = build_tag_table(lanes, 0, 0, cfg, false);
+  t = build_tag_table(lanes, 0, 0, cfg, SendKind::Any);
   check_covers(t);
   CHECK(t.lookup(104).proto == ProtoId::EagerShort);
   CHECK(t.lookup(105).proto != ProtoId::EagerShort);
+}
+
+namespace {
+size_t first_rndv(const ProtoTable& t) {
+  for (const ProtoRange& r : t.ranges())
+    if (r.proto == ProtoId::RndvGet || r.proto == ProtoId::RndvPut) return r.min;
+  return SIZE_MAX;
+}
+}  // namespace
+
+TEST_CASE("a message sent alone switches to rendezvous sooner by the rma lane's stream extra") {
+  tl::IfaceAttr a = shm_like();
+  a.rma_cost = {300, 300, 20e9, false};
+  a.rma_stream_extra_ns = 700;
+  LaneInfo lanes[] = {{"shm", &a}};
+  const ProtoTable any = build_tag_table(lanes, 0, 0, SelectorConfig{}, SendKind::Any);
+  const ProtoTable alone = build_tag_table(lanes, 0, 0, SelectorConfig{}, SendKind::Alone);
+  check_covers(alone);
+  // The lines cross where the model says: eager 100 + 20/fragment + b/10, rendezvous
+  // 120 + 300 + 300 + b/20 ns (+ 700 among others).
+  const size_t lone_cross = first_rndv(alone), any_cross = first_rndv(any);
+  CHECK(lone_cross > 11000);
+  CHECK(lone_cross < 12500);
+  CHECK(any_cross > 24000);
+  CHECK(any_cross < 26000);
+  CHECK(alone.lookup(lone_cross - 1).proto == ProtoId::EagerBcopy);
+  CHECK(alone.lookup(lone_cross).proto == ProtoId::RndvGet);
+  CHECK(any.lookup(lone_cross).proto == ProtoId::EagerBcopy);
+
+  // Without a stream extra (tcp, ofi) the two tables are the same.
+  a.rma_stream_extra_ns = 0;
+  CHECK(first_rndv(build_tag_table(lanes, 0, 0, SelectorConfig{}, SendKind::Any)) ==
+        first_rndv(build_tag_table(lanes, 0, 0, SelectorConfig{}, SendKind::Alone)));
+  // Nor with TORUS_RNDV_THRESH set: the user's threshold holds for every send.
+  a.rma_stream_extra_ns = 700;
+  SelectorConfig cfg;
+  cfg.rndv_thresh = 20000;
+  CHECK(first_rndv(build_tag_table(lanes, 0, 0, cfg, SendKind::Alone)) == 20000);
+  CHECK(first_rndv(build_tag_table(lanes, 0, 0, cfg, SendKind::Any)) == 20000);
 }
 
 TEST_CASE("no RMA lane: eager for every size") {
   tl::IfaceAttr a = shm_like();
   a.caps.get_zcopy = a.caps.put_zcopy = false;
   LaneInfo lanes[] = {{"tcp", &a}};
-  ProtoTable t = build_tag_table(lanes, 0, -1, SelectorConfig{}, false);
+  ProtoTable t = build_tag_table(lanes, 0, -1, SelectorConfig{}, SendKind::Any);
   check_covers(t);
   CHECK(t.lookup(SIZE_MAX - 1).proto == ProtoId::EagerBcopy);
 }

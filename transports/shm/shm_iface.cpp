@@ -64,12 +64,15 @@ tl::IfaceAttr make_attr(const Settings& s, const Geometry& geo) {
   a.am_cost = tl::Cost{100, 20, 10e9, false};
   if (s.cma == CmaMode::No)
     a.rma_cost = tl::Cost{3000, 500, 6e9, false};  // two copies through the FIFO, target polls
-  else
-    // One syscall, one kernel copy. The latency puts the rendezvous threshold at ~24 KiB:
-    // measured, rendezvous wins latency from ~22 KiB (MPI ping-pong at 32 KiB: 4.1 against
-    // 6.4 us eager) while eager's two-core pipeline keeps more bandwidth up to ~48 KiB
-    // (tag_bw 28 KiB: 7900 against 6100 MB/s); 1500 ns here put it at 34 KiB.
-    a.rma_cost = tl::Cost{1000, 300, 20e9, false};
+  else {
+    // One syscall, one kernel copy. For a message sent alone the threshold lands at ~12 KiB:
+    // measured, MPI ping-pong at 16 KiB takes 3.2 us by rendezvous against 4.5 us eager
+    // (Open MPI 3.3). Among others, eager's two-core pipeline keeps more bandwidth up to
+    // ~48 KiB (tag_bw 28 KiB: 7900 against 6100 MB/s), while a rendezvous still wins their
+    // latency from ~22 KiB: the extra 700 ns puts that threshold at ~24 KiB.
+    a.rma_cost = tl::Cost{300, 300, 20e9, false};
+    a.rma_stream_extra_ns = 700;
+  }
   a.mem_types = tl::mem_type_bit(tl::MemType::Host);
   a.reach = tl::Reach::SameHost;
   a.rkey_size = sizeof(PackedRkey);
