@@ -101,18 +101,12 @@ Status EndpointImpl::init() {
   alone_table_ =
       proto::build_tag_table(infos, am_lane_, rma_lane_, cfg, proto::SendKind::Alone);
   alone_min_ = alone_max_ = 0;
-  const size_t any_rndv = first_rndv_size(tag_table_), alone_rndv = first_rndv_size(alone_table_);
+  const size_t any_rndv = tag_table_.first_rndv(), alone_rndv = alone_table_.first_rndv();
   if (alone_rndv < any_rndv) {
     alone_min_ = alone_rndv;
     alone_max_ = any_rndv;
   }
   return Status::Ok;
-}
-
-size_t EndpointImpl::first_rndv_size(const proto::ProtoTable& t) noexcept {
-  for (const proto::ProtoRange& r : t.ranges())
-    if (r.proto == proto::ProtoId::RndvGet || r.proto == proto::ProtoId::RndvPut) return r.min;
-  return SIZE_MAX;
 }
 
 bool EndpointImpl::sent_alone() noexcept {

@@ -117,7 +117,6 @@ class EndpointImpl final : public Endpoint {
   // Whether a send in [alone_min_, alone_max_) goes alone: nothing of ours in flight to the
   // peer and the worker polled since the last such send (so not one of a burst of Isends).
   bool sent_alone() noexcept;
-  static size_t first_rndv_size(const proto::ProtoTable& t) noexcept;
 };
 
 }  // namespace torus::core

@@ -159,6 +159,12 @@ ProtoTable build_tag_table(std::span<const LaneInfo> lanes, int am_lane, int rma
   return table;
 }
 
+size_t ProtoTable::first_rndv() const noexcept {
+  for (const ProtoRange& r : ranges_)
+    if (is_rndv(r.proto)) return r.min;
+  return kMaxSize;
+}
+
 std::string ProtoTable::describe(std::span<const LaneInfo> lanes) const {
   std::string out;
   char line[256];

@@ -60,6 +60,8 @@ class ProtoTable {
     return *r;
   }
   std::span<const ProtoRange> ranges() const noexcept { return ranges_; }
+  // Smallest size sent by a rendezvous protocol; SIZE_MAX when none is.
+  size_t first_rndv() const noexcept;
   std::string describe(std::span<const LaneInfo> lanes) const;
 
  private:

@@ -91,14 +91,6 @@ TEST_CASE("TORUS_PROTO forces a protocol wherever it is usable") {
   CHECK(t.lookup(105).proto != ProtoId::EagerShort);
 }
 
-namespace {
-size_t first_rndv(const ProtoTable& t) {
-  for (const ProtoRange& r : t.ranges())
-    if (r.proto == ProtoId::RndvGet || r.proto == ProtoId::RndvPut) return r.min;
-  return SIZE_MAX;
-}
-}  // namespace
-
 TEST_CASE("a message sent alone switches to rendezvous sooner by the rma lane's stream extra") {
   tl::IfaceAttr a = shm_like();
   a.rma_cost = {300, 300, 20e9, false};
@@ -109,7 +101,7 @@ TEST_CASE("a message sent alone switches to rendezvous sooner by the rma lane's 
   check_covers(alone);
   // The lines cross where the model says: eager 100 + 20/fragment + b/10, rendezvous
   // 120 + 300 + 300 + b/20 ns (+ 700 among others).
-  const size_t lone_cross = first_rndv(alone), any_cross = first_rndv(any);
+  const size_t lone_cross = alone.first_rndv(), any_cross = any.first_rndv();
   CHECK(lone_cross > 11000);
   CHECK(lone_cross < 12500);
   CHECK(any_cross > 24000);
@@ -120,14 +112,14 @@ TEST_CASE("a message sent alone switches to rendezvous sooner by the rma lane's 
 
   // Without a stream extra (tcp, ofi) the two tables are the same.
   a.rma_stream_extra_ns = 0;
-  CHECK(first_rndv(build_tag_table(lanes, 0, 0, SelectorConfig{}, SendKind::Any)) ==
-        first_rndv(build_tag_table(lanes, 0, 0, SelectorConfig{}, SendKind::Alone)));
+  CHECK(build_tag_table(lanes, 0, 0, SelectorConfig{}, SendKind::Any).first_rndv() ==
+        build_tag_table(lanes, 0, 0, SelectorConfig{}, SendKind::Alone).first_rndv());
   // Nor with TORUS_RNDV_THRESH set: the user's threshold holds for every send.
   a.rma_stream_extra_ns = 700;
   SelectorConfig cfg;
   cfg.rndv_thresh = 20000;
-  CHECK(first_rndv(build_tag_table(lanes, 0, 0, cfg, SendKind::Alone)) == 20000);
-  CHECK(first_rndv(build_tag_table(lanes, 0, 0, cfg, SendKind::Any)) == 20000);
+  CHECK(build_tag_table(lanes, 0, 0, cfg, SendKind::Alone).first_rndv() == 20000);
+  CHECK(build_tag_table(lanes, 0, 0, cfg, SendKind::Any).first_rndv() == 20000);
 }
 
 TEST_CASE("no RMA lane: eager for every size") {
