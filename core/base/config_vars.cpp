@@ -99,6 +99,11 @@ constexpr VarDecl kVars[] = {
      .unit = "bytes",
      .doc = "smallest CMA get that the target process helps copy (both cores copy chunks at "
             "once); 0 never asks for help"},
+    {.name = "TORUS_SHM_COOP_ADAPTIVE", .type = Type::Size, .default_value = "128k",
+     .unit = "bytes",
+     .doc = "smallest CMA get that may be shared below TORUS_SHM_COOP_THRESH: in that range "
+            "each process times plain and shared gets in turns and uses the faster; inf "
+            "never"},
 
     // TCP transport.
     {.name = "TORUS_NET_DEVICES", .type = Type::String, .default_value = "all", .unit = "",

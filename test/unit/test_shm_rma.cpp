@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "test/unit/test_shm_helpers.h"
+#include "transports/shm/shm_iface.h"
 #include "transports/shm/shm_wire.h"
 
 using namespace torus;
@@ -209,6 +210,31 @@ TEST_CASE("shm rma: a key that is forged, stale, out of range or lacks the right
     CHECK(local == untouched);
     CHECK(get(base, packed_key(**mr2, ks)) == Status::Ok);
   }
+}
+
+TEST_CASE("shm rma: the iface counts the live regions peers may read") {
+  // Cooperative gets stay plain while this count is nonzero (shm_coop.cpp).
+  const std::string job = unique_job("readable");
+  const JobGuard guard{job};
+  auto iface = open_iface(job, 1, -1, nullptr);
+  REQUIRE(iface);
+  const shm::RegionTable& regions = dynamic_cast<shm::ShmIface&>(*iface).regions();
+  std::vector<std::byte> buf(8192);
+  CHECK(regions.readable() == 0);
+  auto w = iface->mem_register(buf.data(), 4096, tl::kAccessWrite);
+  REQUIRE(w);
+  CHECK(regions.readable() == 0);
+  auto r1 = iface->mem_register(buf.data(), 4096, tl::kAccessRead);
+  auto r2 = iface->mem_register(buf.data() + 4096, 4096, tl::kAccessRead | tl::kAccessWrite);
+  REQUIRE(r1);
+  REQUIRE(r2);
+  CHECK(regions.readable() == 2);
+  r1->reset();
+  CHECK(regions.readable() == 1);
+  w->reset();
+  CHECK(regions.readable() == 1);
+  r2->reset();
+  CHECK(regions.readable() == 0);
 }
 
 TEST_CASE("shm rma: the bounce target checks the key again before touching memory") {

@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -35,9 +36,20 @@ bool peer_gone(const Peer& peer) {
 
 }  // namespace
 
-Coop::Coop(ShmIface& iface, CoopSlot* slots, uint64_t threshold)
-    : iface_(iface), slots_(slots), threshold_(threshold) {
+Coop::Coop(ShmIface& iface, CoopSlot* slots, uint64_t threshold, uint64_t adaptive)
+    : iface_(iface), slots_(slots), threshold_(threshold), policy_(adaptive, threshold) {
   for (uint32_t i = kCoopSlots; i > 0; --i) free_.push_back(i - 1);
+}
+
+bool Coop::decide(size_t length) noexcept {
+  if (length >= threshold_) return true;
+  // While peers read from us too (both directions busy, as in an exchange), neither core is
+  // idle: sharing slows the target's own gets as much as it speeds ours, and each side,
+  // timing only its own gets, would see a gain (MPI bidirectional bandwidth at 128-512 KiB
+  // lost 15-28 % so). Such gets stay plain and out of the measurements.
+  if (iface_.regions().readable() != 0) return false;
+  const auto t = std::chrono::steady_clock::now().time_since_epoch();
+  return policy_.choose(length, static_cast<uint64_t>(std::chrono::nanoseconds(t).count()));
 }
 
 int64_t Coop::claim(CoopSlot& slot, uint32_t generation, uint32_t chunks) noexcept {

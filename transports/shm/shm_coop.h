@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/base/status.h"
+#include "transports/shm/shm_coop_policy.h"
 #include "transports/shm/shm_wire.h"
 #include "transports/transport.h"
 
@@ -29,12 +30,19 @@ class ShmEndpoint;
 
 class Coop final {
  public:
-  // `slots`: our own segment's kCoopSlots slots. `threshold`: smallest get shared (0: never).
-  Coop(ShmIface& iface, CoopSlot* slots, uint64_t threshold);
+  // `slots`: our own segment's kCoopSlots slots. `threshold`: smallest get always shared (0:
+  // never share); from `adaptive` up to it, shared when CoopPolicy measures that it pays.
+  Coop(ShmIface& iface, CoopSlot* slots, uint64_t threshold, uint64_t adaptive);
   Coop(const Coop&) = delete;
   Coop& operator=(const Coop&) = delete;
 
-  bool wanted(size_t length) const noexcept { return threshold_ != 0 && length >= threshold_; }
+  // Whether to share a get of `length` bytes (asked once per get: it counts towards the
+  // policy's measurements).
+  bool wanted(size_t length) noexcept {
+    if (threshold_ == 0 || (length < threshold_ && !policy_.in_range(length))) return false;
+    return decide(length);
+  }
+  const CoopPolicy& policy() const noexcept { return policy_; }
 
   // Initiator. Ok or an error: finished now. InProgress: `comp` fires from poll().
   // NoResource: not started (no free slot, the peer's FIFO full, or a loopback peer): the
@@ -81,10 +89,13 @@ class Coop final {
   // Ok when the target holds no chunk any more (orphans copied here), InProgress otherwise.
   Status settle(Op& op);
   void finish(Op& op);
+  // Whether to share a get at or above the adaptive bound.
+  bool decide(size_t length) noexcept;
 
   ShmIface& iface_;
   CoopSlot* slots_;
   uint64_t threshold_;
+  CoopPolicy policy_;
   uint32_t next_generation_ = 1;
   std::vector<uint32_t> free_;
   std::vector<Op> ops_;

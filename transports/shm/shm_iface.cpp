@@ -160,7 +160,7 @@ ShmIface::ShmIface(Parts parts)
       epoll_fd_(std::move(parts.epoll_fd)),
       regions_(segment_->regions(), segment_->geometry().region_slots),
       bounce_(*this, settings_.bounce_size, segment_->geometry().seg_size),
-      coop_(*this, segment_->coop_slots(), settings_.coop_thresh) {
+      coop_(*this, segment_->coop_slots(), settings_.coop_thresh, settings_.coop_adaptive) {
   const Geometry& geo = segment_->geometry();
   reader_ = FifoReader(segment_->header(), segment_->cells(), segment_->segs(), geo.fifo_size,
                        geo.seg_size);

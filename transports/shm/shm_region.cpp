@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "transports/transport.h"
+
 namespace torus::shm {
 
 Status unpack_rkey(std::span<const std::byte> packed, PackedRkey* out) noexcept {
@@ -60,6 +62,7 @@ Result<PackedRkey> RegionTable::add(uintptr_t addr, size_t len, uint32_t access)
   free_.pop_back();
   Entry& e = local_[slot];
   e = Entry{addr, len, *secret, access, e.generation + 2, true};
+  if (access & tl::kAccessRead) ++readable_;
   RegionSlot& s = shared_[slot];
   s.generation.store(e.generation - 1, std::memory_order_relaxed);  // odd: changing
   std::atomic_thread_fence(std::memory_order_release);
@@ -84,6 +87,7 @@ void RegionTable::remove(uint32_t slot) noexcept {
   // The next registration of this slot publishes generation + 2; until then the slot stays
   // odd, which no key matches.
   e.live = false;
+  if (e.access & tl::kAccessRead) --readable_;
   free_.push_back(slot);
 }
 

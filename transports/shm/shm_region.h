@@ -37,6 +37,9 @@ class RegionTable final {
   // Owner side: the same check as check_remote_rkey, against the private copy, which peers
   // cannot scribble on.
   Status check(const PackedRkey& key, uint64_t addr, uint64_t len, uint32_t right) const noexcept;
+  // Live regions peers may read: a rendezvous send registers its buffer until the receiver
+  // has it, so nonzero means a peer is (or is about to be) getting from us.
+  uint32_t readable() const noexcept { return readable_; }
 
  private:
   struct Entry {
@@ -52,6 +55,7 @@ class RegionTable final {
   RegionSlot* shared_ = nullptr;
   std::vector<Entry> local_;
   std::vector<uint32_t> free_;  // slots, popped from the back
+  uint32_t readable_ = 0;
   // Secrets come from the kernel's CSPRNG in batches: a rendezvous registers its buffer for
   // every message, and one getrandom() each cost more than the rest of the registration.
   std::array<uint64_t, 64> secrets_{};

@@ -38,6 +38,7 @@ Result<Settings> read_settings(const config::Config* cfg) {
   s.seg_size = read_count(*cfg, "TORUS_SHM_SEG_SIZE", s.seg_size);
   s.bounce_size = read_count(*cfg, "TORUS_SHM_BOUNCE_SIZE", s.bounce_size);
   s.coop_thresh = read_count(*cfg, "TORUS_SHM_COOP_THRESH", s.coop_thresh);
+  s.coop_adaptive = read_count(*cfg, "TORUS_SHM_COOP_ADAPTIVE", s.coop_adaptive);
   const config::VarDecl* decl = config::find_var("TORUS_SHM_CMA");
   if (decl != nullptr) {
     std::string_view v;  // a view: get_string() returns a reference into the config
