@@ -9,7 +9,15 @@ namespace torus::tcp {
 RegionTable::Key RegionTable::add(uint64_t addr, uint64_t len, uint32_t access) {
   Key k{next_id_++, random_u64()};
   regions_.emplace(k.id, Entry{addr, len, k.secret, access});
+  if (access & tl::kAccessRead) ++readable_;
   return k;
+}
+
+void RegionTable::remove(uint64_t id) noexcept {
+  const auto it = regions_.find(id);
+  if (it == regions_.end()) return;
+  if (it->second.access & tl::kAccessRead) --readable_;
+  regions_.erase(it);
 }
 
 Status RegionTable::check(const uint8_t (&rkey)[kRkeySize], uint64_t addr, uint64_t len,

@@ -19,7 +19,10 @@ class RegionTable final {
     uint64_t secret = 0;
   };
   Key add(uint64_t addr, uint64_t len, uint32_t access);
-  void remove(uint64_t id) noexcept { regions_.erase(id); }
+  void remove(uint64_t id) noexcept;
+  // Live regions peers may read: a rendezvous send registers its buffer until the receiver
+  // has it, so nonzero means a peer is (or is about to be) getting from us.
+  uint32_t readable() const noexcept { return readable_; }
   // AccessDenied for an unknown (stale or forged) key, a wrong secret, a range outside the
   // region or a missing right.
   Status check(const uint8_t (&rkey)[kRkeySize], uint64_t addr, uint64_t len,
@@ -32,6 +35,7 @@ class RegionTable final {
   };
   std::unordered_map<uint64_t, Entry> regions_;
   uint64_t next_id_ = 1;  // ids are never reused, so a stale key never names a new region
+  uint32_t readable_ = 0;
 };
 
 void pack_key(const RegionTable::Key& key, std::span<std::byte> out) noexcept;
