@@ -120,7 +120,7 @@ constexpr VarDecl kVars[] = {
      .doc = "extra tcp connections per peer that large gets/puts are striped over, so two "
             "kernel copy paths run at once; 0 = one connection",
      .choices = "0|1|2|3|4|5|6|7"},
-    {.name = "TORUS_TCP_STRIPE_MIN", .type = Type::Size, .default_value = "256k",
+    {.name = "TORUS_TCP_STRIPE_MIN", .type = Type::Size, .default_value = "512k",
      .unit = "bytes",
      .doc = "tcp gets/puts from this size up are split over the main and the bulk "
             "connections; inf = never"},

@@ -36,7 +36,7 @@ struct Settings {
   // at least stripe_min bytes is split over all of them, so several kernel copies run at
   // once. Dialed on the first such transfer. 0: everything on the main connection.
   unsigned bulk_conns = 1;
-  uint64_t stripe_min = 256 * 1024;  // TORUS_TCP_STRIPE_MIN
+  uint64_t stripe_min = 512 * 1024;  // TORUS_TCP_STRIPE_MIN
 };
 
 class TcpIface final : public tl::Iface {
