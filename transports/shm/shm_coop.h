@@ -42,7 +42,6 @@ class Coop final {
     if (threshold_ == 0 || (length < threshold_ && !policy_.in_range(length))) return false;
     return decide(length);
   }
-  const CoopPolicy& policy() const noexcept { return policy_; }
 
   // Initiator. Ok or an error: finished now. InProgress: `comp` fires from poll().
   // NoResource: not started (no free slot, the peer's FIFO full, or a loopback peer): the
