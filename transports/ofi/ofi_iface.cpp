@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "core/base/config.h"
@@ -98,6 +99,17 @@ std::optional<Error> OfiIface::setup() {
     size_t min = settings_.seg_size;
     rc = fi_setopt(&ep_->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min, sizeof(min));
     if (rc != 0) multi_ = false;
+  }
+  if (provider_ == "shm") {
+    // libfabric's shm names its region "pid:domain:endpoint" and refuses (EBUSY) a name
+    // whose region exists: one left in /dev/shm by a killed process whose pid came round
+    // again (pid_max is 32768 here; session 8's CI met it). The worker id makes ours unique.
+    char name[64];
+    std::snprintf(name, sizeof name, "torus-ofi-%d-%016llx", static_cast<int>(::getpid()),
+                  static_cast<unsigned long long>(params_.worker_uid));
+    const size_t len = std::strlen(name) + 1;
+    if (const int r = fi_setname(&ep_->fid, name, len); r != 0)
+      TORUS_DEBUG("ofi: shm fi_setname: %s; keeping libfabric's name", ofi_strerror(-r));
   }
   rc = fi_enable(ep_);
   if (rc != 0) return fi_error("fi_enable", rc);
