@@ -7,9 +7,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "core/base/config.h"
 #include "mpi_shim/launcher/host_net.h"
@@ -308,13 +311,20 @@ void Job::wait_signals() {
 }
 
 void Job::reap() {
+  // Every rank already gone, deaths by signal first: a rank killed by a signal is usually
+  // why another one exited with an error (its peer reset), and waitpid hands back the older
+  // child first, so the verdict would otherwise name the wrong rank.
+  std::vector<std::pair<int, int>> gone;  // rank, status
   while (true) {
     int status = 0;
     pid_t pid = ::waitpid(-1, &status, WNOHANG);
-    if (pid <= 0) return;
+    if (pid <= 0) break;
     for (size_t r = 0; r < ranks_.size(); ++r)
-      if (ranks_[r].pid == pid) on_rank_exit(static_cast<int>(r), status);
+      if (ranks_[r].pid == pid) gone.emplace_back(static_cast<int>(r), status);
   }
+  std::stable_partition(gone.begin(), gone.end(),
+                        [](const auto& g) { return WIFSIGNALED(g.second); });
+  for (const auto& [r, status] : gone) on_rank_exit(r, status);
 }
 
 void Job::on_rank_exit(int r, int status) {
