@@ -228,7 +228,7 @@ void WorkerImpl::finish_recv_from_unexpected(RequestImpl* req, Unexpected* u) {
   if (is_error(u->error)) {
     complete_recv(req, u->error);
   } else if (u->kind == Unexpected::Kind::Rts) {
-    start_rndv_recv(req, u->rts, u->rkey);
+    start_rndv_recv(req, u->rts, u->rkey, true);
   } else {
     deliver_eager_to(req, u->data.data(), u->received, u->total_length, u->sender_uid,
                      u->sreq_id);
@@ -275,7 +275,7 @@ Status WorkerImpl::cancel(RequestImpl* req) {
 }
 
 void WorkerImpl::start_rndv_recv(RequestImpl* req, const proto::RtsHdr& h,
-                                 std::span<const std::byte> rkey) {
+                                 std::span<const std::byte> rkey, bool from_post) {
   req->matched = true;
   req->info = {h.tag, h.total_length};
   req->sender_uid = h.sender_uid;
@@ -303,6 +303,11 @@ void WorkerImpl::start_rndv_recv(RequestImpl* req, const proto::RtsHdr& h,
   ep->track(req);
   if (h.flags & proto::kRtsGet) {
     req->peer_rkey.assign(rkey.begin(), rkey.end());
+    // A read posted from MPI_Irecv and the like would copy the whole message (shm's CMA read
+    // is synchronous) before the caller's next call: a program that posts its receives and
+    // then its sends (a halo exchange, osu_bibw) would leave the peer idle until every read
+    // is done, and the two directions would take turns instead of running together.
+    if (from_post) return ep->queue_request(req);
     return rndv_get_progress(req);
   }
   // rndv_put: expose our buffer and tell the sender where to write.

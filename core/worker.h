@@ -96,7 +96,10 @@ class WorkerImpl {
   void on_eager_first(const proto::EagerFirstHdr& h, const std::byte* payload, size_t len);
   void on_eager_middle(const proto::EagerMiddleHdr& h, const std::byte* payload, size_t len);
   void on_rts(const proto::RtsHdr& h, std::span<const std::byte> rkey);
-  void start_rndv_recv(RequestImpl* req, const proto::RtsHdr& h, std::span<const std::byte> rkey);
+  // from_post: the receive is being posted (it matched an unexpected RTS). The read then
+  // waits for the next progress() rather than running inside the posting call.
+  void start_rndv_recv(RequestImpl* req, const proto::RtsHdr& h, std::span<const std::byte> rkey,
+                       bool from_post = false);
   void rndv_get_progress(RequestImpl* req);
   void on_peer_failed(EndpointImpl* ep, Status status);
   void protocol_error(uint64_t sender, const char* what);

@@ -2,6 +2,7 @@
 // (shm): the core's protocols end to end without forking, including thread mode multi.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -131,4 +132,33 @@ TEST_CASE("a worker destroyed while reassembling an unexpected message frees it 
   CHECK_FALSE(req->completed());
   b.reset();  // mid-message: the partial unexpected message is freed exactly once
   req->release();
+}
+
+TEST_CASE("a receive posted against an unexpected RTS reads on progress, not while posting") {
+  // Posting must return at once: a program that posts its receives and then its sends would
+  // otherwise leave its peer idle for the whole copy (the two directions taking turns).
+  TwoWorkers w("TORUS_SHM_COOP_THRESH", "0");
+  constexpr size_t kN = 1 << 20;
+  std::vector<std::byte> s(kN), r(kN, std::byte{0});
+  for (size_t i = 0; i < kN; ++i) s[i] = static_cast<std::byte>(i * 7 + 3);
+  Request* sreq = nullptr;
+  REQUIRE(w.ep->tag_send(s.data(), kN, 42, &sreq) == Status::InProgress);
+  RecvInfo info{};
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!w.b->tag_probe(42, kTagMaskFull, &info)) {
+    w.a->progress();
+    w.b->progress();
+    REQUIRE(std::chrono::steady_clock::now() < until);
+  }
+  REQUIRE(info.length == kN);
+  Request* rreq = nullptr;
+  REQUIRE(w.b->tag_recv(r.data(), kN, 42, kTagMaskFull, &rreq) == Status::InProgress);
+  CHECK_FALSE(rreq->completed());
+  CHECK(std::all_of(r.begin(), r.end(), [](std::byte b) { return b == std::byte{0}; }));
+  CHECK(w.b->wait_request(rreq, std::chrono::seconds(10)) == Status::Ok);
+  CHECK(r == s);
+  rreq->release();
+  while (!sreq->completed()) w.a->progress();
+  CHECK(sreq->status() == Status::Ok);
+  sreq->release();
 }
