@@ -42,12 +42,12 @@ Coop::Coop(ShmIface& iface, CoopSlot* slots, uint64_t threshold, uint64_t adapti
 }
 
 bool Coop::decide(size_t length) noexcept {
-  if (length >= threshold_) return true;
   // While peers read from us too (both directions busy, as in an exchange), neither core is
   // idle: sharing slows the target's own gets as much as it speeds ours, and each side,
   // timing only its own gets, would see a gain (MPI bidirectional bandwidth at 128-512 KiB
-  // lost 15-28 % so). Such gets stay plain and out of the measurements.
+  // lost 15-28 % so, and 2-8 % at 1-8 MiB). Such gets stay plain and out of the measurements.
   if (iface_.regions().readable() != 0) return false;
+  if (length >= threshold_) return true;
   const auto t = std::chrono::steady_clock::now().time_since_epoch();
   return policy_.choose(length, static_cast<uint64_t>(std::chrono::nanoseconds(t).count()));
 }
