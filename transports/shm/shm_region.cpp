@@ -2,8 +2,6 @@
 // shared copy under a seqlock, so a slot never appears half-written to them.
 #include "transports/shm/shm_region.h"
 
-#include <sys/random.h>
-
 #include <cerrno>
 #include <cstring>
 
@@ -34,18 +32,6 @@ Status check_remote_rkey(const RegionSlot* table, uint32_t slots, const PackedRk
   return Status::Ok;
 }
 
-Result<uint64_t> RegionTable::next_secret() {
-  while (secrets_left_ == 0) {
-    // The secret guards the bounce protocol, where the owner copies for a peer that may not
-    // read its memory: it must stay unguessable, hence the kernel's generator, not a PRNG.
-    const ssize_t n = ::getrandom(secrets_.data(), sizeof(secrets_), 0);
-    if (n < 0 && errno != EINTR)
-      return make_error(Status::IoError, std::string("getrandom: ") + std::strerror(errno));
-    if (n > 0) secrets_left_ = static_cast<size_t>(n) / sizeof(uint64_t);
-  }
-  return secrets_[--secrets_left_];
-}
-
 RegionTable::RegionTable(RegionSlot* shared, uint32_t slots)
     : shared_(shared), local_(slots) {
   free_.reserve(slots);
@@ -56,7 +42,7 @@ Result<PackedRkey> RegionTable::add(uintptr_t addr, size_t len, uint32_t access)
   if (free_.empty())
     return make_error(Status::NoResource, "shm: all " + std::to_string(local_.size()) +
                                               " registration slots are in use");
-  auto secret = next_secret();
+  auto secret = secrets_.next();
   if (!secret) return secret.error();
   const uint32_t slot = free_.back();
   free_.pop_back();

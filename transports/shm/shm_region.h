@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "core/base/secret_pool.h"
 #include "core/base/status.h"
 #include "transports/shm/shm_wire.h"
 
@@ -50,16 +51,12 @@ class RegionTable final {
     uint32_t generation = 0;  // even; the live key's value while registered
     bool live = false;
   };
-  Result<uint64_t> next_secret();
 
   RegionSlot* shared_ = nullptr;
   std::vector<Entry> local_;
   std::vector<uint32_t> free_;  // slots, popped from the back
   uint32_t readable_ = 0;
-  // Secrets come from the kernel's CSPRNG in batches: a rendezvous registers its buffer for
-  // every message, and one getrandom() each cost more than the rest of the registration.
-  std::array<uint64_t, 64> secrets_{};
-  size_t secrets_left_ = 0;
+  SecretPool secrets_;
 };
 
 }  // namespace torus::shm

@@ -7,7 +7,9 @@
 namespace torus::tcp {
 
 RegionTable::Key RegionTable::add(uint64_t addr, uint64_t len, uint32_t access) {
-  Key k{next_id_++, random_u64()};
+  // random_u64 is the fallback where the kernel refuses: ids keep keys unique regardless.
+  Result<uint64_t> secret = secrets_.next();
+  Key k{next_id_++, secret ? *secret : random_u64()};
   regions_.emplace(k.id, Entry{addr, len, k.secret, access});
   if (access & tl::kAccessRead) ++readable_;
   return k;

@@ -6,6 +6,7 @@
 #include <span>
 #include <unordered_map>
 
+#include "core/base/secret_pool.h"
 #include "core/base/status.h"
 #include "transports/tcp/tcp_wire.h"
 #include "transports/transport.h"
@@ -35,6 +36,7 @@ class RegionTable final {
   };
   std::unordered_map<uint64_t, Entry> regions_;
   uint64_t next_id_ = 1;  // ids are never reused, so a stale key never names a new region
+  SecretPool secrets_;
   uint32_t readable_ = 0;
 };
 
