@@ -125,6 +125,12 @@ constexpr VarDecl kVars[] = {
      .unit = "bytes",
      .doc = "tcp gets/puts from this size up are split over the main and the bulk "
             "connections; inf = never"},
+    {.name = "TORUS_TCP_CONGESTION", .type = Type::String, .default_value = "auto",
+     .unit = "",
+     .doc = "congestion control of tcp connections: auto = reno for connections within this "
+            "host (a pacing one such as bbr only delays loopback traffic), the system's "
+            "choice for the others; system = never set; or an algorithm name (cubic, bbr...) "
+            "for every connection"},
     {.name = "TORUS_KEEPALIVE_INTERVAL", .type = Type::Duration, .default_value = "10s",
      .unit = "seconds",
      .doc = "liveness probe interval: TCP keepalive on idle tcp connections, a probe message "

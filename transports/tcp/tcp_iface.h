@@ -37,6 +37,7 @@ struct Settings {
   // once. Dialed on the first such transfer. 0: everything on the main connection.
   unsigned bulk_conns = 1;
   uint64_t stripe_min = 512 * 1024;  // TORUS_TCP_STRIPE_MIN
+  std::string congestion = "auto";   // TORUS_TCP_CONGESTION: auto, system or a name
 };
 
 class TcpIface final : public tl::Iface {
@@ -113,6 +114,8 @@ class TcpIface final : public tl::Iface {
   void drop_link(Peer& peer, Status status, std::vector<tl::Completion*>* comps);
   void settle(Peer& peer);  // fires flush completions when the peer went quiet
   void tune_socket(int fd) const;
+  // Once the connection is up (both addresses known): TORUS_TCP_CONGESTION.
+  void set_congestion(int fd);
   std::shared_ptr<Peer> shared_of(Peer& peer);
   std::shared_ptr<Peer> lane_of(const std::shared_ptr<Peer>& root, unsigned lane);  // creates
   void open_lanes(Peer& root);  // dials the bulk lanes that have no connection yet
@@ -143,6 +146,7 @@ class TcpIface final : public tl::Iface {
   void* error_arg_ = nullptr;
   std::vector<std::byte> scratch_;  // am_bcopy packs here
   unsigned polls_ = 0;
+  bool congestion_warned_ = false;
   uint64_t reads_ = 0;  // recv() calls that returned data
   unsigned refused_logged_ = 0;
   std::vector<std::shared_ptr<Peer>> to_settle_;

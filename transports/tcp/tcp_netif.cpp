@@ -5,6 +5,7 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -73,6 +74,41 @@ bool NetAddr::is_loopback() const noexcept {
   if (family == 4) return bytes[0] == 127;
   static const uint8_t kLo6[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
   return std::memcmp(bytes, kLo6, 16) == 0;
+}
+
+namespace {
+
+// The IP of a socket address as NetAddr (port 0); IPv4-mapped IPv6 as IPv4. False if neither.
+bool ip_of(const sockaddr_storage& ss, NetAddr* out) noexcept {
+  if (ss.ss_family == AF_INET) {
+    out->family = 4;
+    std::memcpy(out->bytes, &reinterpret_cast<const sockaddr_in&>(ss).sin_addr, 4);
+    return true;
+  }
+  if (ss.ss_family != AF_INET6) return false;
+  const auto& a6 = reinterpret_cast<const sockaddr_in6&>(ss).sin6_addr;
+  if (IN6_IS_ADDR_V4MAPPED(&a6)) {
+    out->family = 4;
+    std::memcpy(out->bytes, a6.s6_addr + 12, 4);
+  } else {
+    out->family = 6;
+    std::memcpy(out->bytes, a6.s6_addr, 16);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool connection_is_local(int fd) noexcept {
+  sockaddr_storage mine{}, theirs{};
+  socklen_t a = sizeof(mine), b = sizeof(theirs);
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&mine), &a) != 0 ||
+      ::getpeername(fd, reinterpret_cast<sockaddr*>(&theirs), &b) != 0)
+    return false;
+  NetAddr x, y;
+  if (!ip_of(mine, &x) || !ip_of(theirs, &y)) return false;
+  if (x.is_loopback() || y.is_loopback()) return true;
+  return x.family == y.family && std::memcmp(x.bytes, y.bytes, x.family == 4 ? 4 : 16) == 0;
 }
 
 bool NetAddr::same_subnet(const NetAddr& other) const noexcept {

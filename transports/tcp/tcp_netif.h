@@ -44,6 +44,11 @@ struct IfaceAddress {
 std::vector<std::byte> pack_address(const IfaceAddress& a);
 bool parse_address(std::span<const std::byte> bytes, IfaceAddress* out, std::string* why);
 
+// True when a connected socket's two ends are on this host: its local and peer addresses
+// are the same, or loopback (the kernel sources a connection to one of our own addresses
+// from that address). False when unknown.
+bool connection_is_local(int fd) noexcept;
+
 // Which of the peer's addresses to dial: loopback when in the same host and namespace,
 // else one on a subnet we share, else the first non-loopback one. -1 with `why` if none.
 int choose_address(const IfaceAddress& self, std::span<const NetIf> local,

@@ -26,6 +26,8 @@ Settings read_settings(const config::Config* cfg) {
   if (!bulk.empty() && bulk[0] >= '0' && bulk[0] < '0' + static_cast<int>(kMaxLanes))
     s.bulk_conns = static_cast<unsigned>(bulk[0] - '0');
   s.stripe_min = cfg->get_size("TORUS_TCP_STRIPE_MIN");  // inf: never striped
+  s.congestion = cfg->get_string("TORUS_TCP_CONGESTION");
+  if (s.congestion.empty()) s.congestion = "auto";
   return s;
 }
 
