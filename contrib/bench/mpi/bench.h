@@ -30,6 +30,7 @@ struct bench_options {
   long max_iters;            /* -n: at most this many timed iterations (windows for bw) */
   int window;                /* -w: messages in flight per window (bw, bibw) */
   int use_double;            /* -d double: allreduce on MPI_DOUBLE instead of MPI_FLOAT */
+  int rewrite;               /* -r y: latency writes its send buffer before every send */
 };
 
 /* One iteration count of the benchmark's loop; returns the seconds it took on rank 0 (other
@@ -58,13 +59,15 @@ static inline size_t bench_parse_size(const char *s) {
 
 static inline void bench_usage(const char *prog, const struct bench_options *d) {
   fprintf(stderr,
-          "usage: %s [-m MIN:MAX] [-f 2|4] [-t SECONDS] [-n MAX_ITERS] [-w WINDOW] [-d float|double]\n"
+          "usage: %s [-m MIN:MAX] [-f 2|4] [-t SECONDS] [-n MAX_ITERS] [-w WINDOW] [-d float|double] [-r y|n]\n"
           "  -m MIN:MAX  message sizes in bytes, suffixes k, m (default %zu:%zu)\n"
           "  -f 2|4      2: every power of two; 4: every other one, ending at MAX (default 2)\n"
           "  -t SECONDS  timed seconds per size, after a warm-up of a fifth of it (default %.2f)\n"
           "  -n N        at most N timed iterations per size (default %ld)\n"
           "  -w W        bw, bibw: messages in flight per window (default %d)\n"
           "  -d TYPE     allreduce: float (default) or double\n"
+          "  -r y|n      latency: write the send buffer before every send, as a program sends\n"
+          "              what it just computed (the time includes that write; default n)\n"
           "Prints one line per size, 'SIZE VALUE', after '#' comment lines; every size's data is\n"
           "checked once after its timed loop (a mismatch aborts with exit code 3).\n",
           prog, d->min_size, d->max_size, d->seconds, d->max_iters, d->window);
@@ -92,6 +95,9 @@ static inline void bench_parse(int argc, char **argv, struct bench_options *o) {
     } else if (ok && !strcmp(a, "-w")) {
       o->window = atoi(v);
       ok = o->window >= 1 && o->window <= 1024;
+    } else if (ok && !strcmp(a, "-r")) {
+      o->rewrite = !strcmp(v, "y");
+      ok = o->rewrite || !strcmp(v, "n");
     } else if (ok && !strcmp(a, "-d")) {
       o->use_double = !strcmp(v, "double");
       ok = o->use_double || !strcmp(v, "float");

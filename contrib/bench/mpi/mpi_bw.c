@@ -59,7 +59,7 @@ static void check_size(struct bw *s) {
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  struct bench_options o = {1, 16u << 20, 2, 0.2, 100000, 64, 0};
+  struct bench_options o = {1, 16u << 20, 2, 0.2, 100000, 64, 0, 0};
   bench_parse(argc, argv, &o);
   struct bw s;
   memset(&s, 0, sizeof s);

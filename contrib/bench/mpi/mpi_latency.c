@@ -1,10 +1,13 @@
 /* MPI latency, in the style of osu_latency: ranks 0 and 1 ping-pong one message with blocking
  * MPI_Send / MPI_Recv; prints 'SIZE US' per size, the one-way time (total / 2 / iterations).
+ * With -r y each rank writes its send buffer before every send: the osu-style loop sends an
+ * unchanged buffer, which a single-copy (CMA) read finds already in the reader's cache.
  * Other ranks (if any) only take part in the iteration-count broadcasts. See bench.h. */
 #include "bench.h"
 
 struct latency {
   int rank;
+  int rewrite; /* -r y */
   size_t size;
   char *sbuf, *rbuf;
 };
@@ -16,12 +19,14 @@ static double pingpong(void *p, long iters) {
   double t0 = MPI_Wtime();
   if (s->rank == 0) {
     for (long i = 0; i < iters; ++i) {
+      if (s->rewrite) memset(s->sbuf, (int)(i & 0x7f), s->size);
       MPI_Send(s->sbuf, n, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
       MPI_Recv(s->rbuf, n, MPI_CHAR, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
   } else if (s->rank == 1) {
     for (long i = 0; i < iters; ++i) {
       MPI_Recv(s->rbuf, n, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (s->rewrite) memset(s->sbuf, (int)(i & 0x7f), s->size);
       MPI_Send(s->sbuf, n, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
     }
   }
@@ -52,9 +57,9 @@ static void check_size(struct latency *s) {
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  struct bench_options o = {1, 16u << 20, 2, 0.2, 100000, 64, 0};
+  struct bench_options o = {1, 16u << 20, 2, 0.2, 100000, 64, 0, 0};
   bench_parse(argc, argv, &o);
-  struct latency s = {0, 0, NULL, NULL};
+  struct latency s = {0, o.rewrite, 0, NULL, NULL};
   int nranks;
   MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
