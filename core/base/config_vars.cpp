@@ -121,10 +121,13 @@ constexpr VarDecl kVars[] = {
      .doc = "extra tcp connections per peer that large gets/puts are striped over, so two "
             "kernel copy paths run at once; 0 = one connection",
      .choices = "0|1|2|3|4|5|6|7"},
-    {.name = "TORUS_TCP_STRIPE_MIN", .type = Type::Size, .default_value = "512k",
+    {.name = "TORUS_TCP_STRIPE_MIN", .type = Type::Size, .default_value = "auto",
      .unit = "bytes",
      .doc = "tcp gets/puts from this size up are split over the main and the bulk "
-            "connections; inf = never"},
+            "connections; auto = 512k to other hosts and never within this one (one core "
+            "does both ends' kernel work there); a size applies to every connection; inf = "
+            "never",
+     .allow_auto = true},
     {.name = "TORUS_TCP_CONGESTION", .type = Type::String, .default_value = "auto",
      .unit = "",
      .doc = "congestion control of tcp connections: auto = reno for connections within this "

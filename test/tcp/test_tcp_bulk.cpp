@@ -21,13 +21,14 @@ namespace {
 constexpr tl::AmId kId = 5;
 constexpr size_t kPiece = 1 << 20;
 
-std::unique_ptr<TcpIface> open_bulk_iface() {
+std::unique_ptr<TcpIface> open_bulk_iface(bool stripe_local = true) {
   tl::IfaceParams p;
   p.worker_uid = random_u64();
   p.job_id = "tcpbulk";
   Settings s;
   s.ifaces = "lo";
   s.job_key = "bulk";
+  s.stripe_local = stripe_local;  // lo is within the host: true stripes anyway, to test it
   auto r = TcpIface::open(p, s);
   REQUIRE(r.ok());
   return std::move(r.value());
@@ -225,4 +226,35 @@ TEST_CASE("many large gets and puts in flight both ways, among active messages, 
   CHECK(pump_until(a, b, [&] {
     return a.iface->ready_connections() == 2 && b.iface->ready_connections() == 2;
   }));
+}
+
+TEST_CASE("within the host a large put stays on the main connection unless asked to stripe") {
+  Side a, b;
+  a.iface = open_bulk_iface(false);
+  b.iface = open_bulk_iface(false);
+  connect_pair(a, b);
+  expose(a, 1, 4 * kPiece);
+  expose(b, 2, 4 * kPiece);
+  send_am(a, b, 8);  // the main connection first: a put made while dialing goes whole anyway
+  REQUIRE(pump_until(a, b, [&] { return b.inbox.next == 1; }));
+  a.ops.resize(1);
+  Done& d = a.ops[0];
+  d.func = on_done;
+  d.count = &a.completed;
+  Status s;
+  REQUIRE(pump_until(a, b, [&] {
+    s = a.ep->put_zcopy({a.exposed.data(), 4 * kPiece},
+                        reinterpret_cast<uint64_t>(b.exposed.data()), b.rkey, &d);
+    return s != Status::NoResource;
+  }));
+  REQUIRE(s == Status::InProgress);
+  REQUIRE(pump_until(a, b, [&] { return a.completed == 1; }));
+  CHECK(d.status == Status::Ok);
+  CHECK(std::memcmp(a.exposed.data(), b.exposed.data(), 4 * kPiece) == 0);
+  // No bulk connection was dialed: one connection on each side, and it stays so (a bulk one
+  // would be up well within 300 ms; the listener is polled every 1024th progress).
+  const auto until = std::chrono::steady_clock::now() + 300ms;
+  while (std::chrono::steady_clock::now() < until) pump(a, b);
+  CHECK(a.iface->ready_connections() == 1);
+  CHECK(b.iface->ready_connections() == 1);
 }

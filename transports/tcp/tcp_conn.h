@@ -43,6 +43,7 @@ struct Socket {
   int fd = -1;
   SockState state = SockState::Closed;
   bool outbound = false;            // we dialed it
+  bool local = false;               // both ends on this host (set once connected)
   std::shared_ptr<Peer> peer;       // set once the peer is known (dialing: from the start)
   uint64_t nonce = 0;               // ours, for this handshake
   uint64_t peer_nonce = 0;

@@ -262,16 +262,17 @@ void TcpIface::tune_socket(int fd) const {
   }
 }
 
-void TcpIface::set_congestion(int fd) {
+void TcpIface::on_connected(Socket* s) {
+  s->local = connection_is_local(s->fd);
   const std::string& want = settings_.congestion;
   if (want == "system") return;
   const bool automatic = want == "auto";
   // Within the host there is no bottleneck queue to pace for, and bbr's pacing rate, set
   // from its own bandwidth estimate, held torus_perf tag_bw at 256 KiB to 3.1-3.7 GB/s in
   // most runs (7.7 in the others); reno does not pace: 8.1-8.4 in every run.
-  if (automatic && !connection_is_local(fd)) return;
+  if (automatic && !s->local) return;
   const char* name = automatic ? "reno" : want.c_str();
-  if (::setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, std::strlen(name)) == 0) return;
+  if (::setsockopt(s->fd, IPPROTO_TCP, TCP_CONGESTION, name, std::strlen(name)) == 0) return;
   if (automatic || congestion_warned_) {
     TORUS_DEBUG("tcp: TCP_CONGESTION %s: %s", name, std::strerror(errno));
     return;
@@ -342,7 +343,7 @@ Status TcpIface::dial(Peer& peer) {
     fail_peer(peer, Status::IoError);
     return Status::IoError;
   }
-  if (!pending) set_congestion(s->fd);
+  if (!pending) on_connected(s);
   s->state = pending ? SockState::Dialing : SockState::AwaitChallenge;
   s->peer = shared_of(peer);
   s->nonce = random_u64();
@@ -363,9 +364,9 @@ void TcpIface::accept_all(int listen_fd) {
       return;
     }
     tune_socket(fd);
-    set_congestion(fd);
     Socket* s = new_socket(fd, false, describe_sockaddr(ss));
     if (s == nullptr) continue;
+    on_connected(s);
     s->state = SockState::AwaitHello;
     s->nonce = random_u64();
     Challenge c{kMagic, kVersion, 0, self_.worker_uid, s->nonce};
@@ -496,7 +497,7 @@ void TcpIface::on_event(Socket* s, uint32_t events) {
     }
     s->state = SockState::AwaitChallenge;
     set_want_write(s, false);
-    set_congestion(s->fd);
+    on_connected(s);
   }
   if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0 && !read_socket(s)) return;
   if ((events & EPOLLOUT) != 0 && s->state != SockState::Closed) flush_socket(s);

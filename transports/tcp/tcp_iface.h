@@ -37,6 +37,7 @@ struct Settings {
   // once. Dialed on the first such transfer. 0: everything on the main connection.
   unsigned bulk_conns = 1;
   uint64_t stripe_min = 512 * 1024;  // TORUS_TCP_STRIPE_MIN
+  bool stripe_local = false;         // stripe within the host too (an explicit stripe_min)
   std::string congestion = "auto";   // TORUS_TCP_CONGESTION: auto, system or a name
 };
 
@@ -114,8 +115,9 @@ class TcpIface final : public tl::Iface {
   void drop_link(Peer& peer, Status status, std::vector<tl::Completion*>* comps);
   void settle(Peer& peer);  // fires flush completions when the peer went quiet
   void tune_socket(int fd) const;
-  // Once the connection is up (both addresses known): TORUS_TCP_CONGESTION.
-  void set_congestion(int fd);
+  // Once the connection is up (both addresses known): whether it stays within the host, and
+  // TORUS_TCP_CONGESTION.
+  void on_connected(Socket* s);
   std::shared_ptr<Peer> shared_of(Peer& peer);
   std::shared_ptr<Peer> lane_of(const std::shared_ptr<Peer>& root, unsigned lane);  // creates
   void open_lanes(Peer& root);  // dials the bulk lanes that have no connection yet

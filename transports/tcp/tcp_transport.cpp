@@ -25,7 +25,10 @@ Settings read_settings(const config::Config* cfg) {
   const std::string& bulk = cfg->get_string("TORUS_TCP_BULK_CONNS");
   if (!bulk.empty() && bulk[0] >= '0' && bulk[0] < '0' + static_cast<int>(kMaxLanes))
     s.bulk_conns = static_cast<unsigned>(bulk[0] - '0');
-  s.stripe_min = cfg->get_size("TORUS_TCP_STRIPE_MIN");  // inf: never striped
+  // auto: 512 KiB between hosts, never within one; a size: every connection alike.
+  const uint64_t stripe = cfg->get_size("TORUS_TCP_STRIPE_MIN");  // inf: never striped
+  s.stripe_local = stripe != config::kSizeAuto;
+  if (stripe != config::kSizeAuto) s.stripe_min = stripe;
   s.congestion = cfg->get_string("TORUS_TCP_CONGESTION");
   if (s.congestion.empty()) s.congestion = "auto";
   return s;
