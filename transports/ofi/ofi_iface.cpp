@@ -16,6 +16,7 @@
 #include "transports/ofi/ofi_cost.h"
 #include "transports/ofi/ofi_endpoint.h"
 #include "transports/ofi/ofi_pidfd.h"
+#include "transports/ofi/ofi_shm_names.h"
 #include "transports/ofi/ofi_wire.h"
 
 namespace torus::ofi {
@@ -103,12 +104,12 @@ std::optional<Error> OfiIface::setup() {
   if (provider_ == "shm") {
     // libfabric's shm names its region "pid:domain:endpoint" and refuses (EBUSY) a name
     // whose region exists: one left in /dev/shm by a killed process whose pid came round
-    // again (pid_max is 32768 here; session 8's CI met it). The worker id makes ours unique.
-    char name[64];
-    std::snprintf(name, sizeof name, "torus-ofi-%d-%016llx", static_cast<int>(::getpid()),
-                  static_cast<unsigned long long>(params_.worker_uid));
-    const size_t len = std::strlen(name) + 1;
-    if (const int r = fi_setname(&ep_->fid, name, len); r != 0)
+    // again (pid_max is 32768 here; session 8's CI met it). The worker id makes ours unique,
+    // and the pid namespace and pid in it let us remove the regions of dead processes.
+    sweep_dead_shm_regions();
+    const std::string name = shm_endpoint_name(params_.worker_uid);
+    if (const int r = fi_setname(&ep_->fid, const_cast<char*>(name.c_str()), name.size() + 1);
+        r != 0)
       TORUS_DEBUG("ofi: shm fi_setname: %s; keeping libfabric's name", ofi_strerror(-r));
   }
   rc = fi_enable(ep_);
