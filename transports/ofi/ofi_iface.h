@@ -18,6 +18,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/base/secret_pool.h"
 #include "memory/rcache.h"
 #include "transports/ofi/ofi_mr.h"
 #include "memory/buffer_pool.h"
@@ -205,6 +206,7 @@ class OfiIface final : public tl::Iface {
     uint32_t access = 0;
   };
   std::unordered_map<uint64_t, TaggedRegionEntry> tagged_regions_;  // key (secret) -> range
+  SecretPool secrets_;  // tagged region keys
   std::deque<PendingServe> serves_unsent_;
   std::vector<OfiEndpoint*> failing_;  // endpoints waiting for their receives to end
 };

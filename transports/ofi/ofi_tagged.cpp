@@ -7,7 +7,6 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_tagged.h>
-#include <sys/random.h>
 
 #include <cstring>
 
@@ -24,13 +23,6 @@ constexpr uint64_t kTagMask = (uint64_t{1} << 60) - 1;
 // How long a failing endpoint waits for its canceled receives before it is reported anyway
 // (a receive the provider already matched ends only when its transfer ends or fails).
 constexpr auto kCancelWait = std::chrono::seconds(5);
-
-uint64_t random_u64() {
-  uint64_t v = 0;
-  while (v == 0)
-    if (getrandom(&v, sizeof v, 0) != static_cast<ssize_t>(sizeof v)) v = 0;
-  return v;
-}
 
 // A region a peer may read through the tagged get: an entry in the iface's table, keyed by
 // its random secret; destroying it removes the entry, so its key is refused from then on.
@@ -66,8 +58,13 @@ class TaggedRegion final : public tl::MemRegion {
 Result<std::unique_ptr<tl::MemRegion>> OfiIface::register_tagged_region(void* addr,
                                                                         size_t length,
                                                                         uint32_t access) {
-  uint64_t key = random_u64();
-  while (tagged_regions_.count(key) != 0) key = random_u64();
+  // One per rendezvous send on the tagged path: secrets come batched from the pool.
+  uint64_t key = 0;
+  while (key == 0 || tagged_regions_.count(key) != 0) {
+    Result<uint64_t> k = secrets_.next();
+    if (!k) return k.error();
+    key = *k;
+  }
   tagged_regions_[key] = {reinterpret_cast<uintptr_t>(addr), length, access};
   return std::unique_ptr<tl::MemRegion>(std::make_unique<TaggedRegion>(*this, addr, length, key));
 }

@@ -211,7 +211,9 @@ Result<std::unique_ptr<tl::MemRegion>> SelfIface::mem_register(void* addr, size_
   const auto base = reinterpret_cast<uintptr_t>(addr);
   if ((addr == nullptr && length != 0) || base + length < base)
     return make_error(Status::InvalidParam, "self: mem_register: bad range");
-  const RegEntry entry{base, length, access, random_u64()};
+  Result<uint64_t> secret = secrets_.next();
+  if (!secret) return secret.error();
+  const RegEntry entry{base, length, access, *secret};
   const uint64_t region_id = regs_->next_id++;
   regs_->regions.emplace(region_id, entry);
   return std::unique_ptr<tl::MemRegion>(

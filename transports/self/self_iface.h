@@ -7,6 +7,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "core/base/secret_pool.h"
 #include "transports/self/self_queue.h"
 #include "transports/transport.h"
 
@@ -80,6 +81,7 @@ class SelfIface final : public tl::Iface {
   std::array<Handler, tl::kMaxAmId> handlers_{};
   uint32_t warned_ids_ = 0;  // AM ids whose missing handler was already logged
   std::shared_ptr<RegTable> regs_ = std::make_shared<RegTable>();
+  SecretPool secrets_;  // region secrets, one per registration (per rendezvous)
 };
 
 class SelfEndpoint final : public tl::Endpoint {
