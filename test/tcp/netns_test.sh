@@ -12,6 +12,7 @@ fail() { echo "FAILED: $*"; exit 1; }
 cleanup() {
   [ -n "${srv:-}" ] && kill "$srv" 2>/dev/null
   ip netns del "$a" 2>/dev/null; ip netns del "$b" 2>/dev/null
+  rm -f "/tmp/$tag.srv" "/tmp/$tag.cli"
 }
 trap cleanup EXIT INT TERM
 if ! ip netns add "$a" 2>/dev/null; then echo "skipped: cannot create network namespaces (ip netns add: not permitted)"; exit 77; fi
@@ -22,7 +23,10 @@ ip -n "$a" addr add 10.77.0.1/24 dev "v$a" && ip -n "$b" addr add 10.77.0.2/24 d
 for n in "$a" "$b"; do ip -n "$n" link set lo up; done
 ip -n "$a" link set "v$a" up && ip -n "$b" link set "v$b" up || fail "links up"
 
-export TORUS_KEEPALIVE_INTERVAL=1s TORUS_JOB_KEY=netns-test-key
+# The default keepalive (10 s, so 40 s of unacknowledged data ends a connection) for the
+# clean and lossy runs: a 1 s interval would allow 4 s, which a chain of retransmission
+# timeouts at 5% loss can exceed on a busy machine. The link cut uses 1 s to end quickly.
+export TORUS_JOB_KEY=netns-test-key
 port=13399
 sizes=0,1,8,100,1k,4k,16k,64k,100k,1m,4m
 
@@ -36,6 +40,7 @@ run() {  # run LABEL TEST SIZES ITERS: one server/client pair, returns the clien
   wait "$srv"; src=$?
   srv=""
   echo "--- $1: client rc=$rc server rc=$src"; cat "/tmp/$tag.cli"
+  [ $rc -eq 0 ] && [ $src -eq 0 ] || { echo "--- $1: the server's output"; cat "/tmp/$tag.srv"; }
   [ $rc -ne 124 ] || fail "$1: the client hung"
   return $rc
 }
@@ -52,6 +57,7 @@ grep -q "tag_lat,4194304" "/tmp/$tag.cli" || fail "5% loss: 4m result missing"
 ip netns exec "$b" nft delete table inet "$tag"
 
 # Link cut: a long bandwidth run, the veth goes down after a second.
+export TORUS_KEEPALIVE_INTERVAL=1s
 ( sleep 1.5; ip -n "$b" link set "v$b" down ) &
 start=$(date +%s)
 run "link cut" tag_bw 4m 100000

@@ -416,6 +416,15 @@ void TcpIface::close_socket(Socket* s, Status status, const std::string& why) {
   }
 }
 
+void TcpIface::lose_socket(Socket* s, int err, const char* call) {
+  // A reset or broken pipe is the peer going away, which the error callback reports. A
+  // timeout or an unreachable network says something about the link that the status alone
+  // hides (TCP_USER_TIMEOUT under loss, a cut cable), so it is worth one line.
+  std::string why;
+  if (err != ECONNRESET && err != EPIPE) why = std::string(call) + ": " + std::strerror(err);
+  close_socket(s, Status::ConnectionReset, why);
+}
+
 void TcpIface::drop_link(Peer& peer, Status status, std::vector<tl::Completion*>* comps) {
   peer.failed = true;
   peer.failure = status;

@@ -108,6 +108,8 @@ class TcpIface final : public tl::Iface {
   void make_active(Peer& peer, Socket* s);
   // Closes a socket; `why` is logged once (malformed or refused peers) unless empty.
   void close_socket(Socket* s, Status status, const std::string& why);
+  // A send or receive failed with err: the connection is lost (ConnectionReset).
+  void lose_socket(Socket* s, int err, const char* call);
   // Fails a pair; a bulk lane with pieces in flight fails its whole pair, an idle one is
   // given up alone (give_up_lane) and large transfers stay on the other connections.
   void fail_peer(Peer& peer, Status status);

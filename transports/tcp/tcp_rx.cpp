@@ -77,7 +77,7 @@ bool TcpIface::read_socket(Socket* s) {
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return true;
-      close_socket(s, Status::ConnectionReset, "");
+      lose_socket(s, errno, "recv");
       return false;
     }
     const auto got = static_cast<size_t>(n);

@@ -57,7 +57,7 @@ Status TcpIface::send_frame(Peer& peer, std::span<const std::byte> head,
                     {const_cast<std::byte*>(payload.data()), payload.size()}};
     const ssize_t n = send_iov(s->fd, iov, payload.empty() ? 1 : 2);
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-      close_socket(s, Status::ConnectionReset, "");
+      lose_socket(s, errno, "send");
       return peer.failed ? peer.failure : Status::ConnectionReset;
     }
     done = n < 0 ? 0 : static_cast<size_t>(n);
@@ -91,7 +91,7 @@ bool TcpIface::flush_socket(Socket* s) {
         set_want_write(s, true);
         return true;
       }
-      close_socket(s, Status::ConnectionReset, "");
+      lose_socket(s, errno, "send");
       return false;
     }
     s->hs_out_done += static_cast<size_t>(n);
@@ -129,7 +129,7 @@ bool TcpIface::flush_socket(Socket* s) {
         set_want_write(s, true);
         break;
       }
-      close_socket(s, Status::ConnectionReset, "");
+      lose_socket(s, errno, "send");
       for (tl::Completion* c : written) c->func(c, Status::Ok);
       return false;
     }
