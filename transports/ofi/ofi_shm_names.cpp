@@ -1,8 +1,6 @@
 #include "transports/ofi/ofi_shm_names.h"
 
 #include <dirent.h>
-#include <signal.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,29 +9,24 @@
 #include <cstring>
 
 #include "core/base/log.h"
+#include "core/base/pid_namespace.h"
 
 namespace torus::ofi {
 namespace {
 
 constexpr const char* kPrefix = "torus-ofi-";
 
-// 0 when unknown: then names carry 0 and nothing is swept (no namespace to compare).
-uint64_t pid_namespace() {
-  struct stat st{};
-  return ::stat("/proc/self/ns/pid", &st) == 0 ? static_cast<uint64_t>(st.st_ino) : 0;
-}
-
 }  // namespace
 
 std::string shm_endpoint_name(uint64_t worker_uid) {
   char name[96];
-  std::snprintf(name, sizeof name, "%s%" PRIu64 "-%d-%016" PRIx64, kPrefix, pid_namespace(),
+  std::snprintf(name, sizeof name, "%s%" PRIu64 "-%d-%016" PRIx64, kPrefix, pid_namespace_id(),
                 static_cast<int>(::getpid()), worker_uid);
   return name;
 }
 
 unsigned sweep_dead_shm_regions(const char* dir) {
-  const uint64_t ns = pid_namespace();
+  const uint64_t ns = pid_namespace_id();
   if (ns == 0) return 0;
   DIR* d = ::opendir(dir);
   if (d == nullptr) return 0;
@@ -48,7 +41,7 @@ unsigned sweep_dead_shm_regions(const char* dir) {
     const long pid = std::strtol(e->d_name + mine_len, &end, 10);
     if (errno != 0 || end == e->d_name + mine_len || *end != '-' || pid <= 0) continue;
     // Only a pid that is gone: a live one (or one we may not signal) keeps its region.
-    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    if (!pid_is_gone(ns, static_cast<pid_t>(pid))) continue;
     std::string path = std::string(dir) + "/" + e->d_name;
     if (::unlink(path.c_str()) == 0) {
       ++removed;

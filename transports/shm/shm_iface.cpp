@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <limits>
@@ -110,6 +111,10 @@ Result<std::unique_ptr<ShmIface>> ShmIface::open(const tl::IfaceParams& params,
                           "- " + std::to_string(kBounceDataOffset) + " bytes)");
   auto host = host_identity();
   if (!host) return host.error();
+  // Segments of killed processes would fill /dev/shm (tmpfs, memory) run after run; one look
+  // per process is enough, later ifaces would find the same.
+  static std::atomic<bool> swept{false};
+  if (!swept.exchange(true, std::memory_order_relaxed)) remove_dead_segments();
   Parts parts{settings, *host, nullptr, Fd{}, Fd{}};
   // Our own segment must not outlive a failed open.
   auto fail = [&parts](Error e) -> Error {

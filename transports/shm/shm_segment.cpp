@@ -14,6 +14,7 @@
 #include <new>
 
 #include "core/base/log.h"
+#include "core/base/pid_namespace.h"
 #include "transports/shm/shm_fifo.h"
 
 namespace torus::shm {
@@ -126,6 +127,7 @@ Result<std::unique_ptr<Segment>> Segment::create(std::string_view job_part,
   auto* hdr = new (base) SegmentHeader{};
   hdr->version = kVersion;
   hdr->owner_pid = static_cast<int32_t>(::getpid());
+  hdr->owner_pid_ns = pid_namespace_id();
   hdr->fifo_size = geo.fifo_size;
   hdr->seg_size = geo.seg_size;
   hdr->region_slots = geo.region_slots;
@@ -207,6 +209,39 @@ size_t remove_segments_of_job(std::string_view job_id) {
     if (::shm_unlink(name.c_str()) == 0) ++removed;
   }
   ::closedir(dir);
+  return removed;
+}
+
+size_t remove_dead_segments(const char* dir) {
+  const uint64_t ns = pid_namespace_id();
+  if (ns == 0) return 0;
+  DIR* d = ::opendir(dir);
+  if (d == nullptr) return 0;
+  const uid_t me = ::geteuid();
+  size_t removed = 0;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string_view entry(e->d_name);
+    // libfabric's regions ("torus-ofi-...") have their own sweep and no header of ours.
+    if (entry.substr(0, 6) != "torus-" || entry.substr(0, 10) == "torus-ofi-") continue;
+    const int fd = ::openat(::dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct stat st{};
+    SegmentHeader hdr{};
+    // Only our own segments (another user's we could not remove), formatted by this version:
+    // a name without magic yet may be one a live process is creating right now.
+    const bool ours =
+        ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == me &&
+        static_cast<size_t>(st.st_size) >= sizeof hdr &&
+        ::pread(fd, &hdr, sizeof hdr, 0) == static_cast<ssize_t>(sizeof hdr) &&
+        hdr.magic == kMagic && hdr.version == kVersion;
+    ::close(fd);
+    if (!ours || !pid_is_gone(hdr.owner_pid_ns, hdr.owner_pid)) continue;
+    if (::unlinkat(::dirfd(d), e->d_name, 0) == 0) {
+      ++removed;
+      TORUS_DEBUG("shm: removed %s/%s, left by pid %d", dir, e->d_name, hdr.owner_pid);
+    }
+  }
+  ::closedir(d);
   return removed;
 }
 

@@ -86,4 +86,9 @@ class Segment final {
 // Removes every "/dev/shm/torus-<job>-<16 hex>-<n>" of this job id; returns how many.
 size_t remove_segments_of_job(std::string_view job_id);
 
+// Removes the segments in `dir` that a process of our pid namespace left when it was killed
+// or exited without closing its iface: our user's, formatted by this version, owner pid gone.
+// Live owners, other namespaces and other users keep theirs. Returns how many it removed.
+size_t remove_dead_segments(const char* dir = "/dev/shm");
+
 }  // namespace torus::shm

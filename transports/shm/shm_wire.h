@@ -11,7 +11,7 @@
 namespace torus::shm {
 
 inline constexpr uint64_t kMagic = 0x316d687375726f74ull;  // "torushm1", little endian
-inline constexpr uint8_t kVersion = 4;
+inline constexpr uint8_t kVersion = 5;
 inline constexpr size_t kCacheLine = 64;
 inline constexpr size_t kPage = 4096;
 
@@ -57,6 +57,9 @@ struct SegmentHeader {
   uint32_t region_slots;
   int32_t expected_peers;  // IfaceParams::expected_local_peers; -1: unlink at owner exit
   uint64_t total_size;
+  // The owner's pid namespace (pid_namespace_id): a later process judges owner_pid dead only
+  // within the same namespace, before it removes a segment a killed owner left.
+  uint64_t owner_pid_ns;
 
   alignas(kCacheLine) std::atomic<uint32_t> attached;  // peers that mapped the segment
   std::atomic<uint32_t> unlinked;                      // 1 once someone removed the name
