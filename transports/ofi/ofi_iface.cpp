@@ -13,6 +13,7 @@
 
 #include "core/base/config.h"
 #include "core/base/log.h"
+#include "core/base/pid_namespace.h"
 #include "transports/ofi/ofi_cost.h"
 #include "transports/ofi/ofi_endpoint.h"
 #include "transports/ofi/ofi_pidfd.h"
@@ -155,7 +156,7 @@ std::optional<Error> OfiIface::setup() {
   }
   if (rc != 0) return fi_error("fi_getname", rc);
   name_.assign(name.begin(), name.begin() + static_cast<ptrdiff_t>(len));
-  pid_ns_ = own_pid_namespace();
+  pid_ns_ = pid_namespace_id();  // a pid from an address is ours only if both agree
   address_ = pack_address(params_.worker_uid, pid_ns_, static_cast<uint32_t>(::getpid()),
                           provider_, fabric_name_, std::span(name).first(len));
 

@@ -2,7 +2,6 @@
 #include "transports/ofi/ofi_pidfd.h"
 
 #include <poll.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -11,12 +10,6 @@
 #endif
 
 namespace torus::ofi {
-
-uint64_t own_pid_namespace() noexcept {
-  struct stat st {};
-  if (::stat("/proc/self/ns/pid", &st) != 0) return 0;
-  return static_cast<uint64_t>(st.st_ino);
-}
 
 int open_pidfd(pid_t pid) noexcept {
   return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));

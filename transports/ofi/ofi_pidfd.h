@@ -5,13 +5,7 @@
 
 #include <sys/types.h>
 
-#include <cstdint>
-
 namespace torus::ofi {
-
-// This process's pid namespace (the inode of /proc/self/ns/pid), 0 if unknown: a pid from
-// an address names the same process only when both namespaces agree.
-uint64_t own_pid_namespace() noexcept;
 
 // A pidfd for `pid`, or -1 with errno (ESRCH: no such process).
 int open_pidfd(pid_t pid) noexcept;
