@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/base/copy.h"
 #include "core/base/log.h"
 #include "core/worker.h"
 
@@ -18,7 +19,7 @@ struct BytesPack {
 
 size_t pack_bytes(void* dest, void* arg) {
   auto* b = static_cast<BytesPack*>(arg);
-  std::memcpy(dest, b->data, b->length);
+  copy_bytes(dest, b->data, b->length);
   return b->length;
 }
 
@@ -33,7 +34,7 @@ struct FragPack {
 size_t pack_frag(void* dest, void* arg) {
   auto* f = static_cast<FragPack*>(arg);
   std::memcpy(dest, f->hdr, f->hdr_length);
-  if (f->length) std::memcpy(static_cast<std::byte*>(dest) + f->hdr_length, f->payload, f->length);
+  if (f->length) copy_bytes(static_cast<std::byte*>(dest) + f->hdr_length, f->payload, f->length);
   return f->hdr_length + f->length;
 }
 

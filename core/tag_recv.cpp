@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/base/copy.h"
 #include "core/base/log.h"
 #include "core/endpoint.h"
 #include "core/worker.h"
@@ -111,7 +112,7 @@ void WorkerImpl::deliver_eager_to(RequestImpl* req, const std::byte* payload, si
   req->info.length = total;
   req->sender_uid = sender;
   size_t n = std::min(len, req->length);
-  if (n) std::memcpy(req->buffer, payload, n);
+  if (n) copy_bytes(req->buffer, payload, n);
   req->recv_status = total > req->length ? Status::BufferTooSmall : Status::Ok;
   if (sreq != 0) send_ack(sender, proto::kAmSyncAck, sreq, Status::Ok);
 }
@@ -128,7 +129,8 @@ void WorkerImpl::on_eager(const std::byte* payload, size_t len, Tag tag, uint64_
   u->sender_uid = sender;
   u->sreq_id = sreq;
   u->total_length = u->received = len;
-  u->data.assign(payload, payload + len);
+  u->data.resize(len);
+  if (len) copy_bytes(u->data.data(), payload, len);
   matcher_.add_unexpected(u);
 }
 
@@ -153,7 +155,7 @@ void WorkerImpl::on_eager_first(const proto::EagerFirstHdr& h, const std::byte* 
     u->total_length = h.total_length;
     u->received = len;
     u->data.resize(h.total_length);
-    std::memcpy(u->data.data(), payload, len);
+    if (len) copy_bytes(u->data.data(), payload, len);
     matcher_.add_unexpected(u);
     if (len == h.total_length) return;
     a.unexpected = u;
@@ -170,9 +172,9 @@ void WorkerImpl::on_eager_middle(const proto::EagerMiddleHdr& h, const std::byte
     return protocol_error(h.sender_uid, "fragment out of order or beyond the message");
   if (RequestImpl* req = a.recv) {
     if (h.offset < req->length)
-      std::memcpy(req->buffer + h.offset, payload, std::min(len, req->length - h.offset));
+      copy_bytes(req->buffer + h.offset, payload, std::min(len, req->length - h.offset));
   } else {
-    std::memcpy(a.unexpected->data.data() + h.offset, payload, len);
+    copy_bytes(a.unexpected->data.data() + h.offset, payload, len);
     a.unexpected->received += len;
   }
   a.received += len;

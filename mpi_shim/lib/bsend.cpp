@@ -13,6 +13,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/base/copy.h"
 #include "core/base/log.h"
 #include "mpi_shim/lib/bsend_space.h"
 #include "mpi_shim/lib/comm.h"
@@ -83,7 +84,7 @@ int bsend_post(const Comm& c, const void* buf, size_t count, const TypeInfo& typ
   }
   std::byte* copy = g_buffer.base + *offset;
   if (bytes && type.contiguous)
-    std::memcpy(copy, static_cast<const std::byte*>(buf) + type.true_lb, bytes);
+    copy_bytes(copy, static_cast<const std::byte*>(buf) + type.true_lb, bytes);
   else if (bytes)
     type_pack(buf, count, type, copy);
   Request* req = nullptr;

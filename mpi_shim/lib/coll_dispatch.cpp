@@ -1,6 +1,7 @@
 // The chosen collectives of coll.h: the one-rank cases, then the algorithm coll_select picks.
 #include <cstring>
 
+#include "core/base/copy.h"
 #include "mpi_shim/lib/coll.h"
 #include "mpi_shim/lib/coll_algos.h"
 #include "mpi_shim/lib/coll_select.h"
@@ -13,7 +14,7 @@ namespace {
 
 // A reduction over one rank: its own vector.
 void copy_in(const void* sbuf, void* rbuf, size_t bytes) {
-  if (sbuf != MPI_IN_PLACE && bytes) std::memcpy(rbuf, sbuf, bytes);
+  if (sbuf != MPI_IN_PLACE && bytes) copy_bytes(rbuf, sbuf, bytes);
 }
 
 }  // namespace

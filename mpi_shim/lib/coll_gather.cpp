@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/base/copy.h"
 #include "mpi_shim/lib/coll.h"
 #include "mpi_shim/lib/coll_algos.h"
 #include "mpi_shim/lib/coll_context.h"
@@ -28,7 +29,7 @@ Status gather(Comm& c, const void* sbuf, void* rbuf, size_t block, int root) {
   Status first = Status::Ok;
   for (int i = 0; i < cc.size() && !is_error(first); ++i)
     if (i != root) first = cc.post_recv(i, 0, block_at(rbuf, block, i), block, &reqs[size_t(i)]);
-  if (sbuf != MPI_IN_PLACE && block) std::memcpy(block_at(rbuf, block, root), sbuf, block);
+  if (sbuf != MPI_IN_PLACE && block) copy_bytes(block_at(rbuf, block, root), sbuf, block);
   Status s = wait_all(reqs);
   return is_error(first) ? first : s;
 }
@@ -40,7 +41,7 @@ Status scatter(Comm& c, const void* sbuf, void* rbuf, size_t block, int root) {
   Status first = Status::Ok;
   for (int i = 0; i < cc.size() && !is_error(first); ++i)
     if (i != root) first = cc.post_send(i, 0, block_at(sbuf, block, i), block, &reqs[size_t(i)]);
-  if (rbuf != MPI_IN_PLACE && block) std::memcpy(rbuf, block_at(sbuf, block, root), block);
+  if (rbuf != MPI_IN_PLACE && block) copy_bytes(rbuf, block_at(sbuf, block, root), block);
   Status s = wait_all(reqs);
   return is_error(first) ? first : s;
 }
@@ -53,7 +54,7 @@ Status allgather_bruck(Comm& c, const void* sbuf, void* rbuf, size_t block) {
   // in rank order; short blocks make the copies cheaper than the rounds they save.
   std::byte* tmp = c.scratch(block * size_t(n)).data();
   if (block)
-    std::memcpy(tmp, sbuf == MPI_IN_PLACE ? block_at(rbuf, block, r) : sbuf, block);
+    copy_bytes(tmp, sbuf == MPI_IN_PLACE ? block_at(rbuf, block, r) : sbuf, block);
   for (int d = 1, phase = 0; d < n; d <<= 1, ++phase) {
     const size_t k = size_t(d < n - d ? d : n - d);
     Status s = cc.sendrecv((r - d + n) % n, tmp, k * block, (r + d) % n,
@@ -62,8 +63,8 @@ Status allgather_bruck(Comm& c, const void* sbuf, void* rbuf, size_t block) {
   }
   if (block) {
     const size_t head = size_t(n - r);  // tmp[0 .. n - r) are ranks r .. n - 1
-    std::memcpy(block_at(rbuf, block, r), tmp, head * block);
-    std::memcpy(rbuf, block_at(tmp, block, n - r), size_t(r) * block);
+    copy_bytes(block_at(rbuf, block, r), tmp, head * block);
+    copy_bytes(rbuf, block_at(tmp, block, n - r), size_t(r) * block);
   }
   return Status::Ok;
 }
@@ -76,7 +77,7 @@ Status alltoall(Comm& c, const void* sbuf, void* rbuf, size_t block) {
     copy.assign(block_at(rbuf, block, 0), block_at(rbuf, block, n));
     sbuf = copy.data();
   }
-  if (block) std::memcpy(block_at(rbuf, block, r), block_at(sbuf, block, r), block);
+  if (block) copy_bytes(block_at(rbuf, block, r), block_at(sbuf, block, r), block);
   for (int step = 1; step < n; ++step) {
     const int dst = (r + step) % n, src = (r - step + n) % n;
     Status s = cc.sendrecv(dst, block_at(sbuf, block, dst), block, src,

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <span>
 
+#include "core/base/copy.h"
 #include "mpi_shim/lib/coll_algos.h"
 #include "mpi_shim/lib/coll_context.h"
 #include "mpi_shim/lib/coll_util.h"
@@ -50,7 +51,7 @@ Status reduce_binomial(Comm& c, const void* sbuf, void* rbuf, size_t count, MPI_
   }
   if (r == tree_root && r != root) return cc.send(root, 1, cur, bytes);
   if (r == root && tree_root != root) return cc.recv(tree_root, 1, rbuf, bytes);
-  if (cur != rbuf) std::memcpy(rbuf, cur, bytes);  // a root without children (n == 1)
+  if (cur != rbuf) copy_bytes(rbuf, cur, bytes);  // a root without children (n == 1)
   return Status::Ok;
 }
 
@@ -98,7 +99,7 @@ Status allreduce_recursive_doubling(Comm& c, const void* sbuf, void* rbuf, size_
       cur = rbuf;
     }
   }
-  if (cur != rbuf) std::memcpy(rbuf, cur, bytes);  // n == 1
+  if (cur != rbuf) copy_bytes(rbuf, cur, bytes);  // n == 1
 
   // Unfold: the odd ranks give the result back to their even partners.
   constexpr int kUnfoldPhase = 63;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/base/copy.h"
 #include "mpi_shim/lib/coll_algos.h"
 #include "mpi_shim/lib/coll_halving.h"
 #include "mpi_shim/lib/coll_util.h"
@@ -61,7 +62,7 @@ Status reduce_scatter_halving(Comm& c, const void* sbuf, void* rbuf, const size_
     for (int t : ranks) {
       if (t < 0 || counts[t] == 0) continue;
       if (t == r) {
-        std::memcpy(rbuf, work + disp[size_t(t)], my_len);
+        copy_bytes(rbuf, work + disp[size_t(t)], my_len);
         continue;
       }
       Status s = fl.send(t, kFinalPhase, work + disp[size_t(t)], counts[t] * esize);

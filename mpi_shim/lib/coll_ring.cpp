@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/base/copy.h"
 #include "mpi_shim/lib/coll_algos.h"
 #include "mpi_shim/lib/coll_util.h"
 #include "mpi_shim/lib/datatype.h"
@@ -70,7 +71,7 @@ Status allgather_ring(Comm& c, const void* sbuf, void* rbuf, size_t block) {
   CollContext cc(c);
   const int n = cc.size(), r = cc.rank();
   std::byte* dst = static_cast<std::byte*>(rbuf);
-  if (sbuf != MPI_IN_PLACE && block) std::memcpy(dst + block * size_t(r), sbuf, block);
+  if (sbuf != MPI_IN_PLACE && block) copy_bytes(dst + block * size_t(r), sbuf, block);
   std::vector<size_t> disp(static_cast<size_t>(n)), len(static_cast<size_t>(n), block);
   for (int i = 0; i < n; ++i) disp[size_t(i)] = block * size_t(i);
   RingPass p;
@@ -165,7 +166,7 @@ Status reduce_scatter_ring(Comm& c, const void* sbuf, void* rbuf, const size_t* 
   if (!in_place) rs.last = static_cast<std::byte*>(rbuf);
   Status s = ring_pass(cc, rs);
   if (is_error(s)) return s;
-  if (in_place && len[size_t(r)]) std::memcpy(rbuf, work + disp[size_t(r)], len[size_t(r)]);
+  if (in_place && len[size_t(r)]) copy_bytes(rbuf, work + disp[size_t(r)], len[size_t(r)]);
   return Status::Ok;
 }
 

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <utility>
 
+#include "core/base/copy.h"
 #include "mpi_shim/lib/coll.h"
 #include "mpi_shim/lib/coll_context.h"
 #include "mpi_shim/lib/datatype.h"
@@ -22,11 +23,11 @@ Status scan(Comm& c, const void* sbuf, void* rbuf, size_t count, MPI_Datatype ty
   std::byte* partial = space;           // reduction over the ranks this one has heard of
   std::byte* incoming = space + bytes;  // the partner's partial
   const void* own = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-  std::memcpy(partial, own, bytes);
+  copy_bytes(partial, own, bytes);
   // Inclusive: the prefix starts with this rank's own value (in place, it is there
   // already); exclusive: empty until a lower rank's partial arrives.
   bool have_prefix = !exclusive;
-  if (!exclusive && own != rbuf) std::memcpy(rbuf, own, bytes);
+  if (!exclusive && own != rbuf) copy_bytes(rbuf, own, bytes);
   for (int mask = 1, phase = 0; mask < n; mask <<= 1, ++phase) {
     const int peer = r ^ mask;
     if (peer >= n) continue;
@@ -45,7 +46,7 @@ Status scan(Comm& c, const void* sbuf, void* rbuf, size_t count, MPI_Datatype ty
       if (have_prefix) {
         op_apply(op, type, incoming, rbuf, rbuf, count);
       } else {
-        std::memcpy(rbuf, incoming, bytes);
+        copy_bytes(rbuf, incoming, bytes);
         have_prefix = true;
       }
     }

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/base/copy.h"
 #include "mpi_shim/lib/coll.h"
 #include "mpi_shim/lib/coll_context.h"
 #include "mpi_shim/lib/runtime.h"
@@ -28,7 +29,7 @@ Status gatherv(Comm& c, const void* sbuf, size_t sbytes, void* rbuf, const size_
     if (i != root)
       first = cc.post_recv(i, 0, at(rbuf, rdispls[i]), rcounts[i], &reqs[size_t(i)]);
   if (sbuf != MPI_IN_PLACE && rcounts[root])
-    std::memcpy(at(rbuf, rdispls[root]), sbuf, rcounts[root]);
+    copy_bytes(at(rbuf, rdispls[root]), sbuf, rcounts[root]);
   Status s = wait_all(reqs);
   return is_error(first) ? first : s;
 }
@@ -43,7 +44,7 @@ Status scatterv(Comm& c, const void* sbuf, const size_t* scounts, const size_t* 
     if (i != root)
       first = cc.post_send(i, 0, at(sbuf, sdispls[i]), scounts[i], &reqs[size_t(i)]);
   if (rbuf != MPI_IN_PLACE && scounts[root])
-    std::memcpy(rbuf, at(sbuf, sdispls[root]), scounts[root]);
+    copy_bytes(rbuf, at(sbuf, sdispls[root]), scounts[root]);
   Status s = wait_all(reqs);
   return is_error(first) ? first : s;
 }
@@ -52,7 +53,7 @@ Status allgatherv(Comm& c, const void* sbuf, void* rbuf, const size_t* counts,
                   const size_t* displs) {
   CollContext cc(c);
   const int n = cc.size(), r = cc.rank();
-  if (sbuf != MPI_IN_PLACE && counts[r]) std::memcpy(at(rbuf, displs[r]), sbuf, counts[r]);
+  if (sbuf != MPI_IN_PLACE && counts[r]) copy_bytes(at(rbuf, displs[r]), sbuf, counts[r]);
   const int right = (r + 1) % n, left = (r - 1 + n) % n;
   for (int step = 0; step < n - 1; ++step) {
     const int sb = (r - step + n) % n, rb = (r - step - 1 + n) % n;
@@ -67,7 +68,7 @@ Status alltoallv(Comm& c, const void* sbuf, const size_t* scounts, const size_t*
                  void* rbuf, const size_t* rcounts, const size_t* rdispls) {
   CollContext cc(c);
   const int n = cc.size(), r = cc.rank();
-  if (scounts[r]) std::memcpy(at(rbuf, rdispls[r]), at(sbuf, sdispls[r]), scounts[r]);
+  if (scounts[r]) copy_bytes(at(rbuf, rdispls[r]), at(sbuf, sdispls[r]), scounts[r]);
   for (int step = 1; step < n; ++step) {
     const int dst = (r + step) % n, src = (r - step + n) % n;
     Status s = cc.sendrecv(dst, at(sbuf, sdispls[dst]), scounts[dst], src,

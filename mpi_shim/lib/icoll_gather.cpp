@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/base/copy.h"
 #include "mpi_shim/lib/icoll.h"
 #include "mpi_shim/lib/icoll_op.h"
 
@@ -50,9 +51,9 @@ class Ilinear final : public IcollOp {
     }
     // The root's own block, while the others travel.
     if (scatter_ && rbuf_ != MPI_IN_PLACE && block_)
-      std::memcpy(rbuf_, block_at(sbuf_, block_, root_), block_);
+      copy_bytes(rbuf_, block_at(sbuf_, block_, root_), block_);
     if (!scatter_ && sbuf_ != MPI_IN_PLACE && block_)
-      std::memcpy(block_at(rbuf_, block_, root_), sbuf_, block_);
+      copy_bytes(block_at(rbuf_, block_, root_), sbuf_, block_);
     return true;
   }
 
@@ -75,7 +76,7 @@ class Iallgather final : public IcollOp {
   bool next_round() override {
     const int n = size(), r = rank();
     if (step_ == 0 && sbuf_ != MPI_IN_PLACE && block_)
-      std::memcpy(block_at(rbuf_, block_, r), sbuf_, block_);
+      copy_bytes(block_at(rbuf_, block_, r), sbuf_, block_);
     if (step_ >= n - 1) return false;
     // Non-overtaking keeps the steps from one neighbour in order when the phase wraps.
     const int send_block = (r - step_ + n) % n, recv_block = (r - step_ - 1 + n) % n;
@@ -113,7 +114,7 @@ class Ialltoall final : public IcollOp {
       recv(src, 0, block_at(rbuf_, block_, src), block_);
       send(dst, 0, block_at(sbuf_, block_, dst), block_);
     }
-    if (block_) std::memcpy(block_at(rbuf_, block_, r), block_at(sbuf_, block_, r), block_);
+    if (block_) copy_bytes(block_at(rbuf_, block_, r), block_at(sbuf_, block_, r), block_);
     return n > 1;
   }
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/base/copy.h"
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/icoll.h"
 #include "mpi_shim/lib/icoll_op.h"
@@ -84,7 +85,7 @@ class Ireduce final : public IcollOp {
         send(root_, 1, cur_, red_.bytes);
         return true;
       }
-      if (cur_ != red_.rbuf) std::memcpy(red_.rbuf, cur_, red_.bytes);  // no children
+      if (cur_ != red_.rbuf) copy_bytes(red_.rbuf, cur_, red_.bytes);  // no children
       return false;
     }
     if (rank() == root_) {
@@ -145,7 +146,7 @@ class Iallreduce final : public IcollOp {
         stage_ = Stage::Double;
         if (size() == 1) {
           stage_ = Stage::Done;
-          if (cur_ != red_.rbuf) std::memcpy(red_.rbuf, cur_, red_.bytes);
+          if (cur_ != red_.rbuf) copy_bytes(red_.rbuf, cur_, red_.bytes);
           return false;
         }
         if (r < 2 * rem_) {

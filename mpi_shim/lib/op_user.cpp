@@ -9,6 +9,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/base/copy.h"
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/op.h"
@@ -95,7 +96,7 @@ void user_apply(MPI_User_function* fn, MPI_Datatype type, const TypeInfo* layout
   if (out == inout) {
     call(fn, type, size, in, out, n);
   } else if (out != in) {
-    std::memcpy(out, inout, n * size);
+    copy_bytes(out, inout, n * size);
     call(fn, type, size, in, out, n);
   } else {
     // The result replaces `in`, which the function only reads: go through a bounce buffer,
@@ -104,9 +105,9 @@ void user_apply(MPI_User_function* fn, MPI_Datatype type, const TypeInfo* layout
     std::vector<std::byte> bounce(std::min(n, piece) * size);
     for (size_t done = 0; done < n; done += piece) {
       const size_t k = std::min(piece, n - done);
-      std::memcpy(bounce.data(), static_cast<const std::byte*>(inout) + done * size, k * size);
+      copy_bytes(bounce.data(), static_cast<const std::byte*>(inout) + done * size, k * size);
       call(fn, type, size, static_cast<const std::byte*>(in) + done * size, bounce.data(), k);
-      std::memcpy(static_cast<std::byte*>(out) + done * size, bounce.data(), k * size);
+      copy_bytes(static_cast<std::byte*>(out) + done * size, bounce.data(), k * size);
     }
   }
 }

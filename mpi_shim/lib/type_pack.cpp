@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/base/copy.h"
 #include "mpi_shim/lib/comm.h"
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/errors.h"
@@ -27,18 +28,18 @@ void type_pack(const void* inbuf, size_t count, const TypeInfo& type, void* out)
   if (type.blocks.size() == 1) {
     const TypeBlock b = type.blocks[0];
     if (type.extent == b.length) {
-      if (count > 0) std::memcpy(dst, at(inbuf, b.offset), count * static_cast<size_t>(b.length));
+      if (count > 0) copy_bytes(dst, at(inbuf, b.offset), count * static_cast<size_t>(b.length));
       return;
     }
     for (size_t i = 0; i < count; ++i, dst += b.length)
-      std::memcpy(dst, at(inbuf, static_cast<MPI_Aint>(i) * type.extent + b.offset),
+      copy_bytes(dst, at(inbuf, static_cast<MPI_Aint>(i) * type.extent + b.offset),
                   static_cast<size_t>(b.length));
     return;
   }
   for (size_t i = 0; i < count; ++i) {
     const MPI_Aint base = static_cast<MPI_Aint>(i) * type.extent;
     for (const TypeBlock& b : type.blocks) {
-      std::memcpy(dst, at(inbuf, base + b.offset), static_cast<size_t>(b.length));
+      copy_bytes(dst, at(inbuf, base + b.offset), static_cast<size_t>(b.length));
       dst += b.length;
     }
   }
@@ -54,7 +55,7 @@ size_t type_unpack(const void* in, size_t bytes, void* outbuf, size_t count,
   if (bytes > total) bytes = total;
   const auto* src = static_cast<const std::byte*>(in);
   if (type.blocks.size() == 1 && type.extent == type.blocks[0].length) {
-    if (bytes > 0) std::memcpy(at(outbuf, type.blocks[0].offset), src, bytes);
+    if (bytes > 0) copy_bytes(at(outbuf, type.blocks[0].offset), src, bytes);
     return bytes;
   }
   size_t left = bytes;
@@ -62,7 +63,7 @@ size_t type_unpack(const void* in, size_t bytes, void* outbuf, size_t count,
     const MPI_Aint base = static_cast<MPI_Aint>(i) * type.extent;
     for (const TypeBlock& b : type.blocks) {
       const size_t n = left < static_cast<size_t>(b.length) ? left : static_cast<size_t>(b.length);
-      std::memcpy(at(outbuf, base + b.offset), src, n);
+      copy_bytes(at(outbuf, base + b.offset), src, n);
       src += n;
       left -= n;
       if (left == 0) break;
