@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/base/copy.h"
 #include "core/base/log.h"
 #include "transports/shm/shm_endpoint.h"
 #include "transports/shm/shm_iface.h"
@@ -80,7 +81,7 @@ Bounce::Blocked Bounce::send_chunks(ShmEndpoint& ep) {
     std::memcpy(slot.seg, &h, sizeof(h));
     size_t data = 0;
     if (!op.is_get) {
-      std::memcpy(slot.seg + kBounceDataOffset, op.local + op.sent, len);
+      copy_bytes(slot.seg + kBounceDataOffset, op.local + op.sent, len);
       data = len;
     }
     const auto type = op.is_get ? InternalType::GetReq : InternalType::PutData;
@@ -160,7 +161,7 @@ bool Bounce::on_request(InternalType type, const InternalHeader& h, const std::b
   } else {
     r.type = InternalType::PutAck;
     if (r.status == Status::Ok)
-      std::memcpy(reinterpret_cast<void*>(static_cast<uintptr_t>(h.remote_addr)), data, h.length);
+      copy_bytes(reinterpret_cast<void*>(static_cast<uintptr_t>(h.remote_addr)), data, h.length);
   }
   queue_reply(**peer, r);
   return true;
@@ -188,9 +189,9 @@ bool Bounce::send_replies(Peer& peer) {
       // The region may have been deregistered since the request: check again, then copy.
       r.status = iface_.regions().check(r.rkey, r.remote_addr, r.length, tl::kAccessRead);
       if (r.status == Status::Ok) {
-        std::memcpy(slot.seg + kBounceDataOffset,
-                    reinterpret_cast<const void*>(static_cast<uintptr_t>(r.remote_addr)),
-                    r.length);
+        copy_bytes(slot.seg + kBounceDataOffset,
+                   reinterpret_cast<const void*>(static_cast<uintptr_t>(r.remote_addr)),
+                   r.length);
         data = r.length;
       } else {
         r.type = InternalType::GetNack;
@@ -230,7 +231,7 @@ bool Bounce::on_answer(InternalType type, const InternalHeader& h, const std::by
   Status status = static_cast<Status>(h.status);
   if (type == InternalType::GetData) {
     if (data_len != h.length || status != Status::Ok) return false;
-    if (op.status == Status::Ok) std::memcpy(op.local + h.offset, data, h.length);
+    if (op.status == Status::Ok) copy_bytes(op.local + h.offset, data, h.length);
   } else if (type == InternalType::GetNack) {
     if (data_len != 0 || status == Status::Ok) return false;
   } else if (data_len != 0) {
