@@ -87,6 +87,11 @@ constexpr VarDecl kVars[] = {
      .doc = "cross-memory attach (process_vm_readv) for shm get/put: auto tries it and falls "
             "back to bounce buffers when refused",
      .choices = "auto|y|n"},
+    {.name = "TORUS_SHM_CMA_STAGE", .type = Type::Enum, .default_value = "auto", .unit = "",
+     .doc = "copy a CMA get/put whose destination sits 1-15 bytes past its source modulo a "
+            "page through an aligned staging buffer, where the kernel's rep movsb is slow at "
+            "that distance (AMD Zen 3/4: 4-5x); auto times rep movsb once to decide",
+     .choices = "auto|y|n"},
     {.name = "TORUS_SHM_FIFO_SIZE", .type = Type::Int, .default_value = "256", .unit = "cells",
      .doc = "cells in each worker's shared-memory receive FIFO; a power of two"},
     {.name = "TORUS_SHM_SEG_SIZE", .type = Type::Size, .default_value = "8k", .unit = "bytes",

@@ -1,5 +1,9 @@
 #include "core/base/copy.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -59,9 +63,46 @@ void copy_sse2(std::byte* d, const std::byte* s, size_t n) {
   step(d_last, s_last);
 }
 
+
+void rep_movsb(std::byte* d, const std::byte* s, size_t n) noexcept {
+  asm volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
+}
+
+// The fastest of several batches of 16 copies of 4 KiB at `distance`, in ns.
+double time_rep_movsb(std::byte* buf, size_t distance) noexcept {
+  using Clock = std::chrono::steady_clock;
+  const std::byte* src = buf + 64;
+  std::byte* dst = buf + 2 * 4096 + 64 + distance;
+  double best = 1e30;
+  for (int batch = 0; batch < 8; ++batch) {
+    const auto t0 = Clock::now();
+    for (int i = 0; i < 16; ++i) rep_movsb(dst, src, 4096);
+    best = std::min(best, std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
+  }
+  return best;
+}
 #endif
 
 }  // namespace
+
+bool rep_movsb_alias_slow() noexcept {
+#if defined(__x86_64__)
+  static const bool slow = [] {
+    constexpr size_t kBuf = 4 * 4096;
+    auto* buf = static_cast<std::byte*>(std::aligned_alloc(4096, kBuf));
+    if (buf == nullptr) return false;
+    std::memset(buf, 1, kBuf);
+    (void)time_rep_movsb(buf, 64);  // warm the pages and the caches
+    // 28x on Zen 4; a factor of 3 stays clear of timer noise on an unaffected CPU.
+    const bool r = time_rep_movsb(buf, 8) > 3 * time_rep_movsb(buf, 64);
+    std::free(buf);
+    return r;
+  }();
+  return slow;
+#else
+  return false;
+#endif
+}
 
 void copy_bytes_vector(void* dst, const void* src, size_t n) noexcept {
 #if defined(__x86_64__)

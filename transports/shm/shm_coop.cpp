@@ -124,7 +124,7 @@ int Coop::copy_own(Op& op) {
     ++op.own;
     const size_t off = static_cast<size_t>(i) * op.chunk;
     const size_t n = std::min<size_t>(op.chunk, op.length - off);
-    err = cma_read(pid, {op.local + off, n}, op.remote_addr + off);
+    err = cma_read(pid, {op.local + off, n}, op.remote_addr + off, iface_.settings().cma_stage);
     if (err != 0) break;
   }
   op.claimed = op.chunks;
@@ -151,7 +151,8 @@ Status Coop::settle(Op& op) {
     // The target claimed this chunk and could not write it: copy it here.
     const size_t off = size_t{orphan - 1} * op.chunk;
     const size_t n = std::min<size_t>(op.chunk, op.length - off);
-    if (const int err = cma_read(op.ep->peer().pid, {op.local + off, n}, op.remote_addr + off);
+    if (const int err = cma_read(op.ep->peer().pid, {op.local + off, n}, op.remote_addr + off,
+                                 iface_.settings().cma_stage);
         err != 0) {
       const Status st = op.ep->cma_failed(err, "process_vm_readv");
       op.status = st == Status::Ok ? Status::IoError : st;
@@ -229,7 +230,8 @@ bool Coop::on_request(const std::byte* seg, uint32_t length, int32_t sender) {
     const uint64_t off = static_cast<uint64_t>(i) * r.chunk;
     const size_t n = static_cast<size_t>(std::min<uint64_t>(r.chunk, r.length - off));
     const auto* src = reinterpret_cast<const std::byte*>(static_cast<uintptr_t>(r.remote_addr + off));
-    if (const int err = cma_write(p.pid, {src, n}, r.local_addr + off); err != 0) {
+    if (const int err = cma_write(p.pid, {src, n}, r.local_addr + off, iface_.settings().cma_stage);
+        err != 0) {
       s.orphan.store(static_cast<uint32_t>(i) + 1, std::memory_order_release);
       p.no_coop_writes = true;
       TORUS_DEBUG("shm %s: process_vm_writev to pid %d: %s; no longer helping its gets",

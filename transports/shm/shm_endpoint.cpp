@@ -84,8 +84,9 @@ Status ShmEndpoint::rma(bool is_get, std::byte* local, size_t length, uint64_t r
       const Status c = iface_.coop().get(*this, local, length, remote_addr, key, comp);
       if (c != Status::NoResource) return c;
     }
-    const int err = is_get ? cma_read(peer_->pid, {local, length}, remote_addr)
-                           : cma_write(peer_->pid, {local, length}, remote_addr);
+    const bool stage = iface_.settings().cma_stage;
+    const int err = is_get ? cma_read(peer_->pid, {local, length}, remote_addr, stage)
+                           : cma_write(peer_->pid, {local, length}, remote_addr, stage);
     if (err == 0) {
       cma_proven_ = true;
       return Status::Ok;

@@ -30,6 +30,7 @@ class ShmEndpoint;
 // The iface's knobs, from TORUS_SHM_* (shm_transport.cpp reads them).
 struct Settings {
   CmaMode cma = CmaMode::Auto;
+  bool cma_stage = false;           // TORUS_SHM_CMA_STAGE, "auto" resolved
   uint64_t fifo_size = 256;         // TORUS_SHM_FIFO_SIZE
   uint64_t seg_size = 8192;         // TORUS_SHM_SEG_SIZE
   uint64_t bounce_size = 256 << 10; // TORUS_SHM_BOUNCE_SIZE

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/base/config.h"
+#include "core/base/copy.h"
 #include "transports/shm/shm_iface.h"
 #include "transports/shm/shm_segment.h"
 
@@ -55,6 +56,19 @@ Result<Settings> read_settings(const config::Config* cfg) {
     else
       return make_error(Status::InvalidParam,
                         "TORUS_SHM_CMA=\"" + std::string(v) +
+                            "\" is invalid: accepted values are auto|y|n");
+  }
+  if (config::find_var("TORUS_SHM_CMA_STAGE") != nullptr) {
+    const std::string_view v = cfg->get_string("TORUS_SHM_CMA_STAGE");
+    if (v == "y" || v == "yes")
+      s.cma_stage = true;
+    else if (v == "n" || v == "no")
+      s.cma_stage = false;
+    else if (v.empty() || v == "auto")
+      s.cma_stage = rep_movsb_alias_slow();
+    else
+      return make_error(Status::InvalidParam,
+                        "TORUS_SHM_CMA_STAGE=\"" + std::string(v) +
                             "\" is invalid: accepted values are auto|y|n");
   }
   return s;
