@@ -15,54 +15,64 @@ namespace {
 // Both loops copy 128 bytes a turn, loads before stores, then the last 128 bytes from the
 // end (rewriting bytes the loop already wrote, with the same values). The empty asm keeps
 // the compiler from turning a loop back into a call to memcpy.
+template <bool kAlignedStores>
+__attribute__((target("avx2"))) inline void move128_avx2(std::byte* d, const std::byte* s) {
+  const auto* in = reinterpret_cast<const __m256i*>(s);
+  auto* out = reinterpret_cast<__m256i*>(d);
+  // Four named registers: GCC 12 spills an array of them to the stack.
+  const __m256i a = _mm256_loadu_si256(in), b = _mm256_loadu_si256(in + 1),
+                c = _mm256_loadu_si256(in + 2), e = _mm256_loadu_si256(in + 3);
+  if constexpr (kAlignedStores) {
+    _mm256_store_si256(out, a);
+    _mm256_store_si256(out + 1, b);
+    _mm256_store_si256(out + 2, c);
+    _mm256_store_si256(out + 3, e);
+  } else {
+    _mm256_storeu_si256(out, a);
+    _mm256_storeu_si256(out + 1, b);
+    _mm256_storeu_si256(out + 2, c);
+    _mm256_storeu_si256(out + 3, e);
+  }
+}
+
 __attribute__((target("avx2"))) void copy_avx2(std::byte* d, const std::byte* s, size_t n) {
-  const std::byte* const s_end = s + n;
-  std::byte* const d_end = d + n;
+  const std::byte* const s_last = s + n - 128;
+  std::byte* const d_last = d + n - 128;
   // The first 32 bytes unaligned, then aligned stores from the next 32-byte boundary.
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(d),
                       _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)));
   const size_t skip = 32 - (reinterpret_cast<uintptr_t>(d) & 31);
   s += skip;
   d += skip;
-  n -= skip;
-  for (; n > 128; n -= 128, s += 128, d += 128) {
-    const auto* in = reinterpret_cast<const __m256i*>(s);
-    auto* out = reinterpret_cast<__m256i*>(d);
-    const __m256i a = _mm256_loadu_si256(in), b = _mm256_loadu_si256(in + 1),
-                  c = _mm256_loadu_si256(in + 2), e = _mm256_loadu_si256(in + 3);
-    _mm256_store_si256(out, a);
-    _mm256_store_si256(out + 1, b);
-    _mm256_store_si256(out + 2, c);
-    _mm256_store_si256(out + 3, e);
+  for (; s < s_last; s += 128, d += 128) {
+    move128_avx2<true>(d, s);
     asm volatile("" ::: "memory");
   }
-  const auto* in = reinterpret_cast<const __m256i*>(s_end - 128);
-  auto* out = reinterpret_cast<__m256i*>(d_end - 128);
-  const __m256i a = _mm256_loadu_si256(in), b = _mm256_loadu_si256(in + 1),
-                c = _mm256_loadu_si256(in + 2), e = _mm256_loadu_si256(in + 3);
-  _mm256_storeu_si256(out, a);
-  _mm256_storeu_si256(out + 1, b);
-  _mm256_storeu_si256(out + 2, c);
-  _mm256_storeu_si256(out + 3, e);
+  move128_avx2<false>(d_last, s_last);
+}
+
+inline void move64_sse2(std::byte* d, const std::byte* s) {
+  const auto* in = reinterpret_cast<const __m128i*>(s);
+  auto* out = reinterpret_cast<__m128i*>(d);
+  const __m128i a = _mm_loadu_si128(in), b = _mm_loadu_si128(in + 1),
+                c = _mm_loadu_si128(in + 2), e = _mm_loadu_si128(in + 3);
+  _mm_storeu_si128(out, a);
+  _mm_storeu_si128(out + 1, b);
+  _mm_storeu_si128(out + 2, c);
+  _mm_storeu_si128(out + 3, e);
 }
 
 void copy_sse2(std::byte* d, const std::byte* s, size_t n) {
   const std::byte* const s_last = s + n - 128;
   std::byte* const d_last = d + n - 128;
-  auto step = [](std::byte* to, const std::byte* from) {
-    const auto* in = reinterpret_cast<const __m128i*>(from);
-    auto* out = reinterpret_cast<__m128i*>(to);
-    __m128i r[8];
-    for (int i = 0; i < 8; ++i) r[i] = _mm_loadu_si128(in + i);
-    for (int i = 0; i < 8; ++i) _mm_storeu_si128(out + i, r[i]);
-  };
   for (; s < s_last; s += 128, d += 128) {
-    step(d, s);
+    move64_sse2(d, s);
+    move64_sse2(d + 64, s + 64);
     asm volatile("" ::: "memory");
   }
-  step(d_last, s_last);
+  move64_sse2(d_last, s_last);
+  move64_sse2(d_last + 64, s_last + 64);
 }
-
 
 void rep_movsb(std::byte* d, const std::byte* s, size_t n) noexcept {
   asm volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
@@ -119,6 +129,14 @@ void copy_bytes_vector(void* dst, const void* src, size_t n) noexcept {
 #else
   std::memcpy(dst, src, n);
 #endif
+}
+
+void copy_bytes_sse2(void* dst, const void* src, size_t n) noexcept {
+#if defined(__x86_64__)
+  if (n >= 128)
+    return copy_sse2(static_cast<std::byte*>(dst), static_cast<const std::byte*>(src), n);
+#endif
+  std::memcpy(dst, src, n);
 }
 
 }  // namespace torus

@@ -9,16 +9,18 @@
 
 namespace {
 
+using CopyFn = void (*)(void*, const void*, size_t) noexcept;
+
 // Copies n bytes from src_off to dst_off (both within 4 KiB buffers a page apart, so the
 // distance mod 4096 is dst_off - src_off) and checks the bytes and the guard bytes around them.
-bool copy_checks(size_t n, size_t src_off, size_t dst_off) {
+bool copy_checks(size_t n, size_t src_off, size_t dst_off, CopyFn copy = torus::copy_bytes) {
   constexpr size_t kGuard = 64;
   alignas(4096) static std::byte src[3 * 4096 + 16384];
   alignas(4096) static std::byte dst[3 * 4096 + 16384];
   for (size_t i = 0; i < n; ++i) src[src_off + i] = static_cast<std::byte>((i * 131 + n) & 0xff);
   const size_t lo = dst_off - kGuard, hi = dst_off + n + kGuard;
   for (size_t i = lo; i < hi; ++i) dst[i] = std::byte{0xa5};
-  torus::copy_bytes(dst + dst_off, src + src_off, n);
+  copy(dst + dst_off, src + src_off, n);
   for (size_t i = 0; i < n; ++i)
     if (dst[dst_off + i] != src[src_off + i]) return false;
   for (size_t i = lo; i < dst_off; ++i)
@@ -50,6 +52,7 @@ TEST_CASE("copy_bytes: every size and alignment, through the loop and through me
         const size_t src_off = 64 + src_align, dst_off = 4096 + src_off + dist;
         INFO("n=" << n << " src_off=" << src_off << " distance=" << dist);
         REQUIRE(copy_checks(n, src_off, dst_off));
+        REQUIRE(copy_checks(n, src_off, dst_off, torus::copy_bytes_sse2));
       }
     }
   }
