@@ -32,7 +32,7 @@ inline bool copy_is_aliased(const void* dst, const void* src) noexcept {
 
 // Whether this CPU's `rep movsb` (which the kernel's copies to and from user memory use on
 // FSRM CPUs) is slow at the aliased distances: timed once, on first call, at 4 KiB with
-// distances 8 and 64 (under 0.2 ms). False off x86-64.
+// distances 8 and 64 (about 0.1 ms where it is slow). False off x86-64.
 bool rep_movsb_alias_slow() noexcept;
 
 // memcpy's contract: dst and src do not overlap.
