@@ -182,6 +182,11 @@ int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void* extra_state, void* attribute_
 /* MPI_Comm_split_type. */
 #define MPI_COMM_TYPE_SHARED 1
 
+/* Topology kinds (MPI_Topo_test), MPICH's values. */
+#define MPI_GRAPH 1
+#define MPI_CART 2
+#define MPI_DIST_GRAPH 3
+
 /* Thread support levels. */
 #define MPI_THREAD_SINGLE 0
 #define MPI_THREAD_FUNNELED 1
@@ -501,6 +506,22 @@ TORUS_MPI_FN(int, Iallgather, (const void* sendbuf, int sendcount, MPI_Datatype 
 TORUS_MPI_FN(int, Ialltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                               void* recvbuf, int recvcount, MPI_Datatype recvtype,
                               MPI_Comm comm, MPI_Request* request))
+
+/* Cartesian topologies. */
+TORUS_MPI_FN(int, Dims_create, (int nnodes, int ndims, int dims[]))
+TORUS_MPI_FN(int, Cart_create, (MPI_Comm comm_old, int ndims, const int dims[],
+                                const int periods[], int reorder, MPI_Comm* comm_cart))
+TORUS_MPI_FN(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[],
+                             int* newrank))
+TORUS_MPI_FN(int, Cartdim_get, (MPI_Comm comm, int* ndims))
+TORUS_MPI_FN(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[],
+                             int coords[]))
+TORUS_MPI_FN(int, Cart_rank, (MPI_Comm comm, const int coords[], int* rank))
+TORUS_MPI_FN(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]))
+TORUS_MPI_FN(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int* rank_source,
+                               int* rank_dest))
+TORUS_MPI_FN(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm))
+TORUS_MPI_FN(int, Topo_test, (MPI_Comm comm, int* status))
 
 #undef TORUS_MPI_FN
 

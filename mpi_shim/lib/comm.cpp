@@ -134,6 +134,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   copy->size = c->size;
   copy->world_ranks = c->world_ranks;
   copy->errhandler = c->errhandler;
+  copy->cart = c->cart;  // a duplicate keeps the topology (MPI 4.0, 7.4.2)
   // A failed copy callback fails the call (the standard's rule); the attributes copied so far
   // are deleted with their callbacks, as Comm_free would.
   int e = comm_copy_attrs(*c, *copy);

@@ -16,6 +16,11 @@
 
 namespace torus::mpi {
 
+struct CartTopology {
+  std::vector<int> dims;
+  std::vector<bool> periods;
+};
+
 struct Comm {
   MPI_Comm handle = MPI_COMM_NULL;
   uint32_t context_id = 0;  // even: point-to-point; context_id + 1: collectives
@@ -38,6 +43,8 @@ struct Comm {
   // table's lock (comm_attr.cpp).
   std::vector<std::pair<int, void*>> attrs;
   std::string name;  // MPI_Comm_set_name; empty unless set (WORLD and SELF have theirs)
+  // A Cartesian topology (topo_cart.cpp), or null. Immutable once set, so duplicates share it.
+  std::shared_ptr<const CartTopology> cart;
 
  private:
   std::vector<std::byte> scratch_;
