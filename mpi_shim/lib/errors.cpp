@@ -23,6 +23,8 @@ const char* error_text(int code) {
     case MPI_ERR_ROOT: return "invalid root";
     case MPI_ERR_GROUP: return "invalid group";
     case MPI_ERR_OP: return "invalid reduction operation (or not defined on this datatype)";
+    case MPI_ERR_TOPOLOGY: return "invalid topology (the communicator has none of that kind)";
+    case MPI_ERR_DIMS: return "invalid dimension argument";
     case MPI_ERR_ARG: return "invalid argument";
     case MPI_ERR_UNKNOWN: return "unknown error";
     case MPI_ERR_TRUNCATE: return "message truncated: the receive buffer is too small";
