@@ -44,6 +44,7 @@ typedef struct MPI_Status {
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x14000000)
 #define MPI_OP_NULL ((MPI_Op)0x18000000)
 #define MPI_INFO_NULL ((MPI_Info)0x1c000000)
+#define MPI_INFO_ENV ((MPI_Info)0x5c000001)
 #define MPI_REQUEST_NULL ((MPI_Request)0x2c000000)
 #define MPI_MESSAGE_NULL ((MPI_Message)0x2c000000)
 #define MPI_MESSAGE_NO_PROC ((MPI_Message)0x6c000000)
@@ -198,6 +199,8 @@ int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void* extra_state, void* attribute_
 #define MPI_MAX_ERROR_STRING 512
 #define MPI_MAX_LIBRARY_VERSION_STRING 8192
 #define MPI_MAX_OBJECT_NAME 128
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
 
 /* Error classes (MPICH's numbering). */
 #define MPI_SUCCESS 0
@@ -220,6 +223,10 @@ int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void* extra_state, void* attribute_
 #define MPI_ERR_IN_STATUS 17
 #define MPI_ERR_PENDING 18
 #define MPI_ERR_REQUEST 19
+#define MPI_ERR_INFO 28
+#define MPI_ERR_INFO_KEY 29
+#define MPI_ERR_INFO_VALUE 30
+#define MPI_ERR_INFO_NOKEY 31
 #define MPI_ERR_NO_MEM 34
 #define MPI_ERR_UNSUPPORTED_OPERATION 44
 #define MPI_ERR_KEYVAL 48
@@ -506,6 +513,23 @@ TORUS_MPI_FN(int, Iallgather, (const void* sendbuf, int sendcount, MPI_Datatype 
 TORUS_MPI_FN(int, Ialltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                               void* recvbuf, int recvcount, MPI_Datatype recvtype,
                               MPI_Comm comm, MPI_Request* request))
+
+/* Info objects (hints are accepted and ignored). */
+TORUS_MPI_FN(int, Info_create, (MPI_Info* info))
+TORUS_MPI_FN(int, Info_dup, (MPI_Info info, MPI_Info* newinfo))
+TORUS_MPI_FN(int, Info_free, (MPI_Info* info))
+TORUS_MPI_FN(int, Info_set, (MPI_Info info, const char* key, const char* value))
+TORUS_MPI_FN(int, Info_delete, (MPI_Info info, const char* key))
+TORUS_MPI_FN(int, Info_get, (MPI_Info info, const char* key, int valuelen, char* value,
+                             int* flag))
+TORUS_MPI_FN(int, Info_get_valuelen, (MPI_Info info, const char* key, int* valuelen,
+                                      int* flag))
+TORUS_MPI_FN(int, Info_get_string, (MPI_Info info, const char* key, int* buflen, char* value,
+                                    int* flag))
+TORUS_MPI_FN(int, Info_get_nkeys, (MPI_Info info, int* nkeys))
+TORUS_MPI_FN(int, Info_get_nthkey, (MPI_Info info, int n, char* key))
+TORUS_MPI_FN(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))
+TORUS_MPI_FN(int, Comm_get_info, (MPI_Comm comm, MPI_Info* info_used))
 
 /* Cartesian topologies. */
 TORUS_MPI_FN(int, Dims_create, (int nnodes, int ndims, int dims[]))

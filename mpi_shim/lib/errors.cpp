@@ -25,6 +25,10 @@ const char* error_text(int code) {
     case MPI_ERR_OP: return "invalid reduction operation (or not defined on this datatype)";
     case MPI_ERR_TOPOLOGY: return "invalid topology (the communicator has none of that kind)";
     case MPI_ERR_DIMS: return "invalid dimension argument";
+    case MPI_ERR_INFO: return "invalid info object";
+    case MPI_ERR_INFO_KEY: return "invalid info key (empty or too long)";
+    case MPI_ERR_INFO_VALUE: return "invalid info value (null or too long)";
+    case MPI_ERR_INFO_NOKEY: return "the info object has no such key";
     case MPI_ERR_ARG: return "invalid argument";
     case MPI_ERR_UNKNOWN: return "unknown error";
     case MPI_ERR_TRUNCATE: return "message truncated: the receive buffer is too small";
