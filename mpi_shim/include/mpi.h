@@ -513,6 +513,21 @@ TORUS_MPI_FN(int, Iallgather, (const void* sendbuf, int sendcount, MPI_Datatype 
 TORUS_MPI_FN(int, Ialltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                               void* recvbuf, int recvcount, MPI_Datatype recvtype,
                               MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Igatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, int root, MPI_Comm comm,
+                             MPI_Request* request))
+TORUS_MPI_FN(int, Iscatterv, (const void* sendbuf, const int sendcounts[], const int displs[],
+                              MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                              MPI_Datatype recvtype, int root, MPI_Comm comm,
+                              MPI_Request* request))
+TORUS_MPI_FN(int, Iallgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void* recvbuf, const int recvcounts[], const int displs[],
+                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Ialltoallv, (const void* sendbuf, const int sendcounts[],
+                               const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                               const int recvcounts[], const int rdispls[],
+                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
 
 /* Info objects (hints are accepted and ignored). */
 TORUS_MPI_FN(int, Info_create, (MPI_Info* info))

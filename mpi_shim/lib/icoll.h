@@ -14,6 +14,13 @@
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/request.h"
 
+namespace torus::mpi {
+// For the MPI_I* calls (icoll_api.cpp): the communicator, or nullptr after raising
+// MPI_ERR_COMM (MPI_ERR_ARG for a null request pointer) through the right handler; *err
+// holds the code to return then.
+Comm* icoll_comm_and_request(MPI_Comm comm, MPI_Request* request, const char* fn, int* err);
+}  // namespace torus::mpi
+
 namespace torus::mpi::icoll {
 
 std::unique_ptr<PendingOp> ibarrier(Comm& c);                               // dissemination
@@ -36,5 +43,17 @@ std::unique_ptr<PendingOp> iallgather(Comm& c, const void* sbuf, void* rbuf,
                                       size_t block);  // ring
 // Every pairwise exchange posted at once (one round), in the pairwise order.
 std::unique_ptr<PendingOp> ialltoall(Comm& c, const void* sbuf, void* rbuf, size_t block);
+// The vector forms (icoll_vector.cpp), counts and offsets in bytes, copied by the operation;
+// the same algorithms and MPI_IN_PLACE rules as the blocking ones (coll_vector.cpp).
+std::unique_ptr<PendingOp> igatherv(Comm& c, const void* sbuf, size_t sbytes, void* rbuf,
+                                    const size_t* rcounts, const size_t* roffsets, int root);
+std::unique_ptr<PendingOp> iscatterv(Comm& c, const void* sbuf, const size_t* scounts,
+                                     const size_t* soffsets, void* rbuf, size_t rbytes,
+                                     int root);
+std::unique_ptr<PendingOp> iallgatherv(Comm& c, const void* sbuf, void* rbuf,
+                                       const size_t* counts, const size_t* offsets);
+std::unique_ptr<PendingOp> ialltoallv(Comm& c, const void* sbuf, const size_t* scounts,
+                                      const size_t* soffsets, void* rbuf,
+                                      const size_t* rcounts, const size_t* roffsets);
 
 }  // namespace torus::mpi::icoll

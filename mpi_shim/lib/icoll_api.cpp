@@ -68,9 +68,11 @@ int start(const Comm& c, std::unique_ptr<PendingOp> op, std::unique_ptr<Staging>
 
 size_t n_of(const Comm* c) { return static_cast<size_t>(c->size); }
 
-// The communicator, or nullptr after raising MPI_ERR_COMM (MPI_ERR_ARG for a null request
-// pointer) through the right handler; *err holds the code to return then.
-Comm* comm_and_request(MPI_Comm comm, MPI_Request* request, const char* fn, int* err) {
+}  // namespace
+
+namespace torus::mpi {
+
+Comm* icoll_comm_and_request(MPI_Comm comm, MPI_Request* request, const char* fn, int* err) {
   Comm* c = comm_get(comm);
   if (!c) {
     *err = raise_error(nullptr, MPI_ERR_COMM, fn);
@@ -83,13 +85,13 @@ Comm* comm_and_request(MPI_Comm comm, MPI_Request* request, const char* fn, int*
   return c;
 }
 
-}  // namespace
+}  // namespace torus::mpi
 
 extern "C" {
 
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
   int err;
-  Comm* c = comm_and_request(comm, request, "MPI_Ibarrier", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ibarrier", &err);
   if (!c) return err;
   if (c->size == 1) {
     *request = done_request(*c);
@@ -101,7 +103,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
 int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request* request) {
   int err = MPI_SUCCESS;
-  Comm* c = comm_and_request(comm, request, "MPI_Ibcast", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ibcast", &err);
   if (!c) return err;
   size_t bytes = 0;
   err = type_bytes(datatype, count, &bytes);
@@ -122,7 +124,7 @@ int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Co
 int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  int root, MPI_Comm comm, MPI_Request* request) {
   int err = MPI_SUCCESS;
-  Comm* c = comm_and_request(comm, request, "MPI_Ireduce", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ireduce", &err);
   if (!c) return err;
   err = reduction_check(count, datatype, op);
   if (err == MPI_SUCCESS && (root < 0 || root >= c->size)) err = MPI_ERR_ROOT;
@@ -146,7 +148,7 @@ int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
 int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                     MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   int err = MPI_SUCCESS;
-  Comm* c = comm_and_request(comm, request, "MPI_Iallreduce", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Iallreduce", &err);
   if (!c) return err;
   if ((err = reduction_check(count, datatype, op))) return raise_error(c, err, "MPI_Iallreduce");
   if (count == 0 || type_packed_size(datatype) == 0) {
@@ -168,7 +170,7 @@ int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request* request) {
   int err = MPI_SUCCESS;
-  Comm* c = comm_and_request(comm, request, "MPI_Igather", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Igather", &err);
   if (!c) return err;
   if (root < 0 || root >= c->size) return raise_error(c, MPI_ERR_ROOT, "MPI_Igather");
   if (sendbuf == MPI_IN_PLACE && c->rank != root)
@@ -202,7 +204,7 @@ int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request* request) {
   int err = MPI_SUCCESS;
-  Comm* c = comm_and_request(comm, request, "MPI_Iscatter", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Iscatter", &err);
   if (!c) return err;
   if (root < 0 || root >= c->size) return raise_error(c, MPI_ERR_ROOT, "MPI_Iscatter");
   if (recvbuf == MPI_IN_PLACE && c->rank != root)
@@ -232,7 +234,7 @@ int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   int err = MPI_SUCCESS;
-  Comm* c = comm_and_request(comm, request, "MPI_Iallgather", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Iallgather", &err);
   if (!c) return err;
   auto st = std::make_unique<Staging>();
   size_t block = 0;
@@ -255,7 +257,7 @@ int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
 int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   int err = MPI_SUCCESS;
-  Comm* c = comm_and_request(comm, request, "MPI_Ialltoall", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ialltoall", &err);
   if (!c) return err;
   auto st = std::make_unique<Staging>();
   const size_t n = n_of(c);

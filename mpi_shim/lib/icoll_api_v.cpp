@@ -1,0 +1,158 @@
+// MPI_Igatherv, Iscatterv, Iallgatherv, Ialltoallv: the blocking versions' argument checks
+// (coll_api_v.cpp, same error classes), counts and displacements turned into bytes by
+// type_blocks.h, then an operation of icoll.h behind a new request. The blocks and views
+// live with the request until it completes; what was received is unpacked when it is.
+#include <memory>
+#include <utility>
+
+#include "mpi_shim/lib/datatype.h"
+#include "mpi_shim/lib/errors.h"
+#include "mpi_shim/lib/icoll.h"
+#include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/type_blocks.h"
+#include "mpi_shim/lib/type_view.h"
+
+using namespace torus::mpi;
+
+namespace {
+
+struct VStaging {
+  TypeBlocks sblocks, rblocks;
+  SendView send;
+  RecvView recv;
+  bool unpack_rblocks = false;
+  bool unpack_recv = false;
+};
+
+class VectorColl final : public PendingOp {
+ public:
+  VectorColl(std::unique_ptr<PendingOp> inner, std::unique_ptr<VStaging> staging)
+      : inner_(std::move(inner)), staging_(std::move(staging)) {}
+  bool poll() override { return inner_->poll(); }
+  int finish(MPI_Status* status) override {
+    const int code = inner_->finish(status);
+    if (code != MPI_SUCCESS) return code;
+    if (staging_->unpack_rblocks) staging_->rblocks.unpack_all();
+    if (staging_->unpack_recv) staging_->recv.finish(staging_->recv.bytes());
+    return code;
+  }
+
+ private:
+  std::unique_ptr<PendingOp> inner_;
+  std::unique_ptr<VStaging> staging_;
+};
+
+int start(const Comm& c, std::unique_ptr<PendingOp> op, std::unique_ptr<VStaging> st,
+          MPI_Request* request) {
+  *request = request_create_op(std::make_unique<VectorColl>(std::move(op), std::move(st)),
+                               c.errhandler);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, MPI_Request* request) {
+  int err = MPI_SUCCESS;
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Igatherv", &err);
+  if (!c) return err;
+  if (root < 0 || root >= c->size) return raise_error(c, MPI_ERR_ROOT, "MPI_Igatherv");
+  auto st = std::make_unique<VStaging>();
+  const bool is_root = c->rank == root;
+  if (is_root) err = st->rblocks.init(recvbuf, c->size, recvcounts, displs, recvtype);
+  if (err == MPI_SUCCESS && sendbuf != MPI_IN_PLACE)
+    err = st->send.init(sendbuf, sendcount, sendtype);
+  if (err == MPI_SUCCESS && sendbuf == MPI_IN_PLACE && !is_root) err = MPI_ERR_BUFFER;
+  if (err == MPI_SUCCESS && is_root && sendbuf != MPI_IN_PLACE &&
+      st->send.bytes() != st->rblocks.counts()[root])
+    err = MPI_ERR_TRUNCATE;
+  if (err) return raise_error(c, err, "MPI_Igatherv");
+  if (is_root && sendbuf == MPI_IN_PLACE) st->rblocks.pack(root);
+  st->unpack_rblocks = is_root;
+  const void* own = sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : st->send.data();
+  auto op = icoll::igatherv(*c, own, st->send.bytes(), st->rblocks.data(),
+                            is_root ? st->rblocks.counts() : nullptr,
+                            is_root ? st->rblocks.offsets() : nullptr, root);
+  return start(*c, std::move(op), std::move(st), request);
+}
+
+int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                   MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                   int root, MPI_Comm comm, MPI_Request* request) {
+  int err = MPI_SUCCESS;
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Iscatterv", &err);
+  if (!c) return err;
+  if (root < 0 || root >= c->size) return raise_error(c, MPI_ERR_ROOT, "MPI_Iscatterv");
+  auto st = std::make_unique<VStaging>();
+  const bool is_root = c->rank == root;
+  if (is_root) err = st->sblocks.init(sendbuf, c->size, sendcounts, displs, sendtype);
+  if (err == MPI_SUCCESS && recvbuf != MPI_IN_PLACE)
+    err = st->recv.init(recvbuf, recvcount, recvtype);
+  if (err == MPI_SUCCESS && recvbuf == MPI_IN_PLACE && !is_root) err = MPI_ERR_BUFFER;
+  if (err == MPI_SUCCESS && is_root && recvbuf != MPI_IN_PLACE &&
+      st->recv.bytes() != st->sblocks.counts()[root])
+    err = MPI_ERR_TRUNCATE;
+  if (err) return raise_error(c, err, "MPI_Iscatterv");
+  st->sblocks.pack_all();
+  st->unpack_recv = recvbuf != MPI_IN_PLACE;
+  void* own = recvbuf == MPI_IN_PLACE ? MPI_IN_PLACE : st->recv.data();
+  auto op = icoll::iscatterv(*c, st->sblocks.data(), is_root ? st->sblocks.counts() : nullptr,
+                             is_root ? st->sblocks.offsets() : nullptr, own, st->recv.bytes(),
+                             root);
+  return start(*c, std::move(op), std::move(st), request);
+}
+
+int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                     MPI_Comm comm, MPI_Request* request) {
+  int err = MPI_SUCCESS;
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Iallgatherv", &err);
+  if (!c) return err;
+  auto st = std::make_unique<VStaging>();
+  err = st->rblocks.init(recvbuf, c->size, recvcounts, displs, recvtype);
+  if (err == MPI_SUCCESS && sendbuf != MPI_IN_PLACE) {
+    err = st->send.init(sendbuf, sendcount, sendtype);
+    if (err == MPI_SUCCESS && st->send.bytes() != st->rblocks.counts()[c->rank])
+      err = MPI_ERR_TRUNCATE;
+  }
+  if (err) return raise_error(c, err, "MPI_Iallgatherv");
+  if (sendbuf == MPI_IN_PLACE) st->rblocks.pack(c->rank);
+  st->unpack_rblocks = true;
+  const void* own = sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : st->send.data();
+  auto op = icoll::iallgatherv(*c, own, st->rblocks.data(), st->rblocks.counts(),
+                               st->rblocks.offsets());
+  return start(*c, std::move(op), std::move(st), request);
+}
+
+int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request* request) {
+  int err = MPI_SUCCESS;
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ialltoallv", &err);
+  if (!c) return err;
+  if (sendbuf == MPI_IN_PLACE)  // as the blocking MPI_Alltoallv
+    return raise_error(c, MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Ialltoallv");
+  auto st = std::make_unique<VStaging>();
+  err = st->sblocks.init(sendbuf, c->size, sendcounts, sdispls, sendtype);
+  if (err == MPI_SUCCESS) err = st->rblocks.init(recvbuf, c->size, recvcounts, rdispls, recvtype);
+  if (err == MPI_SUCCESS && st->sblocks.counts()[c->rank] != st->rblocks.counts()[c->rank])
+    err = MPI_ERR_TRUNCATE;
+  if (err) return raise_error(c, err, "MPI_Ialltoallv");
+  st->sblocks.pack_all();
+  st->unpack_rblocks = true;
+  auto op = icoll::ialltoallv(*c, st->sblocks.data(), st->sblocks.counts(),
+                              st->sblocks.offsets(), st->rblocks.data(), st->rblocks.counts(),
+                              st->rblocks.offsets());
+  return start(*c, std::move(op), std::move(st), request);
+}
+
+TORUS_MPI_ALIAS(MPI_Igatherv)
+TORUS_MPI_ALIAS(MPI_Iscatterv)
+TORUS_MPI_ALIAS(MPI_Iallgatherv)
+TORUS_MPI_ALIAS(MPI_Ialltoallv)
+
+}  // extern "C"
