@@ -22,6 +22,16 @@
 
 #define CHECK_MPI(call) CHECK((call) == MPI_SUCCESS)
 
+/* The class of an error code; -1 when Error_class or Error_string does not know it (every
+ * code a call returns must have a class and a text). */
+static inline int error_class_of(int rc) {
+  int c = -1, len = 0;
+  char text[MPI_MAX_ERROR_STRING];
+  if (MPI_Error_class(rc, &c) != MPI_SUCCESS) return -1;
+  if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS || len == 0) return -1;
+  return c;
+}
+
 static inline unsigned char pattern_byte(unsigned seed, size_t i) {
   return (unsigned char)((i * 131u + seed * 7919u + (i >> 8)) & 0xff);
 }

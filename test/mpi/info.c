@@ -10,14 +10,7 @@
 static int rank, size;
 static const char* argv0;
 
-/* The class of an error code; -1 when Error_class or Error_string does not know it. */
-static int cls(int rc) {
-  int c = -1, len = 0;
-  char text[MPI_MAX_ERROR_STRING];
-  if (MPI_Error_class(rc, &c) != MPI_SUCCESS) return -1;
-  if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS || len == 0) return -1;
-  return c;
-}
+static int cls(int rc) { return error_class_of(rc); }
 
 static void expect_value(MPI_Info info, const char* key, const char* want) {
   char v[MPI_MAX_INFO_VAL + 1];

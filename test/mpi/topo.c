@@ -10,15 +10,7 @@
 
 static int rank, size;
 
-/* The class of an error code; -1 when Error_class does not know it (every code returned
- * here must be one it knows, and have a text). */
-static int cls(int rc) {
-  int c = -1, len = 0;
-  char text[MPI_MAX_ERROR_STRING];
-  if (MPI_Error_class(rc, &c) != MPI_SUCCESS) return -1;
-  if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS || len == 0) return -1;
-  return c;
-}
+static int cls(int rc) { return error_class_of(rc); }
 
 static void dims_create_cases(void) {
   struct {
