@@ -106,12 +106,6 @@ static void split(void) {
   }
 }
 
-static int error_class_of(int rc) {
-  int cls = -1;
-  CHECK_MPI(MPI_Error_class(rc, &cls));
-  return cls;
-}
-
 static void error_handlers(void) {
   MPI_Errhandler eh;
   CHECK_MPI(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
