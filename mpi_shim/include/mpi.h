@@ -529,6 +529,18 @@ TORUS_MPI_FN(int, Ialltoallv, (const void* sendbuf, const int sendcounts[],
                                const int recvcounts[], const int rdispls[],
                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
 
+TORUS_MPI_FN(int, Ireduce_scatter, (const void* sendbuf, void* recvbuf,
+                                    const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                                    MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Ireduce_scatter_block, (const void* sendbuf, void* recvbuf, int recvcount,
+                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                          MPI_Request* request))
+TORUS_MPI_FN(int, Iscan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Iexscan, (const void* sendbuf, void* recvbuf, int count,
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                            MPI_Request* request))
+
 /* Info objects (hints are accepted and ignored). */
 TORUS_MPI_FN(int, Info_create, (MPI_Info* info))
 TORUS_MPI_FN(int, Info_dup, (MPI_Info info, MPI_Info* newinfo))

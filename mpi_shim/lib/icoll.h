@@ -13,6 +13,7 @@
 #include "mpi_shim/lib/comm.h"
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/request.h"
+#include "mpi_shim/lib/type_view.h"
 
 namespace torus::mpi {
 // For the MPI_I* calls (icoll_api.cpp): the communicator, or nullptr after raising
@@ -55,5 +56,23 @@ std::unique_ptr<PendingOp> iallgatherv(Comm& c, const void* sbuf, void* rbuf,
 std::unique_ptr<PendingOp> ialltoallv(Comm& c, const void* sbuf, const size_t* scounts,
                                       const size_t* soffsets, void* rbuf,
                                       const size_t* rcounts, const size_t* roffsets);
+
+// Reductions on parts of the vector (icoll_reduce_scatter.cpp, icoll_scan.cpp); counts in
+// elements of `type`, `layout` as for ireduce.
+// Every rank sends each other rank its block at once (one round), then combines what it got
+// in rank order, so any op, commutative or not, at any size.
+std::unique_ptr<PendingOp> ireduce_scatter(Comm& c, const void* sbuf, void* rbuf,
+                                           const size_t* counts, MPI_Datatype type,
+                                           const TypeInfo* layout, MPI_Op op);
+// Recursive doubling, coll_scan.cpp's algorithm; `exclusive` for MPI_Iexscan (rank 0's
+// receive buffer is left as it is).
+std::unique_ptr<PendingOp> iscan(Comm& c, const void* sbuf, void* rbuf, size_t count,
+                                 MPI_Datatype type, const TypeInfo* layout, MPI_Op op,
+                                 bool exclusive);
+
+// Packed bytes of `count` elements of `type` (of `layout` where given).
+inline size_t reduction_bytes(size_t count, MPI_Datatype type, const TypeInfo* layout) {
+  return count * (layout ? layout->size : type_packed_size(type));
+}
 
 }  // namespace torus::mpi::icoll

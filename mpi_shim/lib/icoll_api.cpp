@@ -8,63 +8,15 @@
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/icoll.h"
+#include "mpi_shim/lib/icoll_staging.h"
 #include "mpi_shim/lib/op.h"
 #include "mpi_shim/lib/pmpi.h"
 #include "mpi_shim/lib/reduce_view.h"
-#include "mpi_shim/lib/status.h"
 #include "mpi_shim/lib/type_view.h"
 
 using namespace torus::mpi;
 
 namespace {
-
-// The staging areas of a nonblocking collective on non-dense types: they live until the
-// operation completes, and what it received is unpacked when it is completed.
-struct Staging {
-  SendView send;
-  RecvView recv;
-  bool unpack_recv = false;
-  ReduceView red;
-  size_t red_elements = 0;  // unpacked from red when non-zero
-  bool staged() const { return send.staged() || recv.staged() || red.staged(); }
-};
-
-class StagedColl final : public PendingOp {
- public:
-  StagedColl(std::unique_ptr<PendingOp> inner, std::unique_ptr<Staging> staging)
-      : inner_(std::move(inner)), staging_(std::move(staging)) {}
-  bool poll() override { return inner_->poll(); }
-  int finish(MPI_Status* status) override {
-    const int code = inner_->finish(status);
-    if (code != MPI_SUCCESS) return code;
-    if (staging_->unpack_recv) staging_->recv.finish(staging_->recv.bytes());
-    if (staging_->red_elements) staging_->red.finish(staging_->red_elements);
-    return code;
-  }
-
- private:
-  std::unique_ptr<PendingOp> inner_;
-  std::unique_ptr<Staging> staging_;
-};
-
-// A request that Wait/Test complete at once, successfully.
-MPI_Request done_request(const Comm& c) {
-  MPI_Status st;
-  status_empty(&st);
-  return request_create(nullptr, false, c.errhandler, st);
-}
-
-int start(const Comm& c, std::unique_ptr<PendingOp> op, MPI_Request* request) {
-  *request = request_create_op(std::move(op), c.errhandler);
-  return MPI_SUCCESS;
-}
-
-// Dense types went straight from the user's buffers: no wrapper, no staging.
-int start(const Comm& c, std::unique_ptr<PendingOp> op, std::unique_ptr<Staging> staging,
-          MPI_Request* request) {
-  if (staging->staged()) op = std::make_unique<StagedColl>(std::move(op), std::move(staging));
-  return start(c, std::move(op), request);
-}
 
 size_t n_of(const Comm* c) { return static_cast<size_t>(c->size); }
 
@@ -94,10 +46,10 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
   Comm* c = icoll_comm_and_request(comm, request, "MPI_Ibarrier", &err);
   if (!c) return err;
   if (c->size == 1) {
-    *request = done_request(*c);
+    *request = icoll_done_request(*c);
     return MPI_SUCCESS;
   }
-  return start(*c, icoll::ibarrier(*c), request);
+  return icoll_start(*c, icoll::ibarrier(*c), nullptr, request);
 }
 
 int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
@@ -110,7 +62,7 @@ int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Co
   if (err == MPI_SUCCESS && (root < 0 || root >= c->size)) err = MPI_ERR_ROOT;
   if (err) return raise_error(c, err, "MPI_Ibcast");
   if (bytes == 0 || c->size == 1) {
-    *request = done_request(*c);
+    *request = icoll_done_request(*c);
     return MPI_SUCCESS;
   }
   auto st = std::make_unique<Staging>();
@@ -118,7 +70,7 @@ int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Co
   if (c->rank == root) st->recv.pack_user(0, size_t(count));
   st->unpack_recv = c->rank != root;
   auto pending = icoll::ibcast(*c, st->recv.data(), bytes, root);
-  return start(*c, std::move(pending), std::move(st), request);
+  return icoll_start(*c, std::move(pending), std::move(st), request);
 }
 
 int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -131,7 +83,7 @@ int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
   if (err == MPI_SUCCESS && sendbuf == MPI_IN_PLACE && c->rank != root) err = MPI_ERR_BUFFER;
   if (err) return raise_error(c, err, "MPI_Ireduce");
   if (count == 0 || type_packed_size(datatype) == 0) {
-    *request = done_request(*c);
+    *request = icoll_done_request(*c);
     return MPI_SUCCESS;
   }
   const size_t n = size_t(count);
@@ -142,7 +94,7 @@ int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
   if (c->rank == root) st->red_elements = n;
   auto pending =
       icoll::ireduce(*c, v.sbuf(), v.rbuf(), n * v.scale(), v.type(), v.layout(), op, root);
-  return start(*c, std::move(pending), std::move(st), request);
+  return icoll_start(*c, std::move(pending), std::move(st), request);
 }
 
 int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
@@ -152,7 +104,7 @@ int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
   if (!c) return err;
   if ((err = reduction_check(count, datatype, op))) return raise_error(c, err, "MPI_Iallreduce");
   if (count == 0 || type_packed_size(datatype) == 0) {
-    *request = done_request(*c);
+    *request = icoll_done_request(*c);
     return MPI_SUCCESS;
   }
   const size_t n = size_t(count);
@@ -163,7 +115,7 @@ int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
   st->red_elements = n;
   auto pending =
       icoll::iallreduce(*c, v.sbuf(), v.rbuf(), n * v.scale(), v.type(), v.layout(), op);
-  return start(*c, std::move(pending), std::move(st), request);
+  return icoll_start(*c, std::move(pending), std::move(st), request);
 }
 
 int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -180,7 +132,7 @@ int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (int e = st->send.init(sendbuf, sendcount, sendtype))
       return raise_error(c, e, "MPI_Igather");
     auto pending = icoll::igather(*c, st->send.data(), nullptr, st->send.bytes(), root);
-    return start(*c, std::move(pending), std::move(st), request);
+    return icoll_start(*c, std::move(pending), std::move(st), request);
   }
   // The root's block is what it receives per rank; its own goes into place first.
   size_t block = 0;
@@ -197,7 +149,7 @@ int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   st->unpack_recv = true;
   const void* own = sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : st->send.data();
   auto pending = icoll::igather(*c, own, st->recv.data(), block, root);
-  return start(*c, std::move(pending), std::move(st), request);
+  return icoll_start(*c, std::move(pending), std::move(st), request);
 }
 
 int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -215,7 +167,7 @@ int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     if (int e = st->recv.init(recvbuf, recvcount, recvtype))
       return raise_error(c, e, "MPI_Iscatter");
     auto pending = icoll::iscatter(*c, nullptr, st->recv.data(), st->recv.bytes(), root);
-    return start(*c, std::move(pending), std::move(st), request);
+    return icoll_start(*c, std::move(pending), std::move(st), request);
   }
   size_t block = 0;
   err = type_bytes(sendtype, sendcount, &block);
@@ -228,7 +180,7 @@ int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   if (err) return raise_error(c, err, "MPI_Iscatter");
   void* own = recvbuf == MPI_IN_PLACE ? MPI_IN_PLACE : st->recv.data();
   auto pending = icoll::iscatter(*c, st->send.data(), own, block, root);
-  return start(*c, std::move(pending), std::move(st), request);
+  return icoll_start(*c, std::move(pending), std::move(st), request);
 }
 
 int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -251,7 +203,7 @@ int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
   st->unpack_recv = true;
   const void* own = sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : st->send.data();
   auto pending = icoll::iallgather(*c, own, st->recv.data(), block);
-  return start(*c, std::move(pending), std::move(st), request);
+  return icoll_start(*c, std::move(pending), std::move(st), request);
 }
 
 int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -276,7 +228,7 @@ int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
   st->unpack_recv = true;
   const void* own = sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : st->send.data();
   auto pending = icoll::ialltoall(*c, own, st->recv.data(), block);
-  return start(*c, std::move(pending), std::move(st), request);
+  return icoll_start(*c, std::move(pending), std::move(st), request);
 }
 
 TORUS_MPI_ALIAS(MPI_Ibarrier)

@@ -202,24 +202,18 @@ class Iallreduce final : public IcollOp {
 
 }  // namespace
 
-namespace {
-size_t packed_bytes(size_t count, MPI_Datatype type, const TypeInfo* layout) {
-  return count * (layout ? layout->size : type_packed_size(type));
-}
-}  // namespace
-
 std::unique_ptr<PendingOp> ireduce(Comm& c, const void* sbuf, void* rbuf, size_t count,
                                    MPI_Datatype type, const TypeInfo* layout, MPI_Op op,
                                    int root) {
   return launch<Ireduce>(
-      c, Reduction{sbuf, rbuf, count, type, layout, op, packed_bytes(count, type, layout)},
+      c, Reduction{sbuf, rbuf, count, type, layout, op, reduction_bytes(count, type, layout)},
       root);
 }
 
 std::unique_ptr<PendingOp> iallreduce(Comm& c, const void* sbuf, void* rbuf, size_t count,
                                       MPI_Datatype type, const TypeInfo* layout, MPI_Op op) {
   return launch<Iallreduce>(
-      c, Reduction{sbuf, rbuf, count, type, layout, op, packed_bytes(count, type, layout)});
+      c, Reduction{sbuf, rbuf, count, type, layout, op, reduction_bytes(count, type, layout)});
 }
 
 }  // namespace torus::mpi::icoll
