@@ -475,6 +475,10 @@ TORUS_MPI_FN(int, Allgatherv, (const void* sendbuf, int sendcount, MPI_Datatype 
 TORUS_MPI_FN(int, Alltoallv, (const void* sendbuf, const int* sendcounts, const int* sdispls,
                               MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
                               const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm))
+TORUS_MPI_FN(int, Alltoallw, (const void* sendbuf, const int sendcounts[], const int sdispls[],
+                              const MPI_Datatype sendtypes[], void* recvbuf,
+                              const int recvcounts[], const int rdispls[],
+                              const MPI_Datatype recvtypes[], MPI_Comm comm))
 TORUS_MPI_FN(int, Scan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm))
 TORUS_MPI_FN(int, Exscan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
@@ -529,6 +533,11 @@ TORUS_MPI_FN(int, Ialltoallv, (const void* sendbuf, const int sendcounts[],
                                const int recvcounts[], const int rdispls[],
                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
 
+TORUS_MPI_FN(int, Ialltoallw, (const void* sendbuf, const int sendcounts[],
+                               const int sdispls[], const MPI_Datatype sendtypes[],
+                               void* recvbuf, const int recvcounts[], const int rdispls[],
+                               const MPI_Datatype recvtypes[], MPI_Comm comm,
+                               MPI_Request* request))
 TORUS_MPI_FN(int, Ireduce_scatter, (const void* sendbuf, void* recvbuf,
                                     const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                                     MPI_Comm comm, MPI_Request* request))

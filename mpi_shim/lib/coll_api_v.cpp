@@ -1,6 +1,6 @@
-// MPI_Gatherv, Scatterv, Allgatherv, Alltoallv, Scan, Exscan: argument checks, counts and
-// displacements turned into bytes (type_blocks.h: dense types in place, others packed back
-// to back in a staging area), then the algorithms of coll.h.
+// MPI_Gatherv, Scatterv, Allgatherv, Alltoallv, Alltoallw, Scan, Exscan: argument checks,
+// counts and displacements turned into bytes (type_blocks.h: dense types in place, others
+// packed back to back in a staging area), then the algorithms of coll.h.
 #include "mpi_shim/lib/coll.h"
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/errors.h"
@@ -16,6 +16,18 @@ namespace {
 
 int finish(Comm* c, torus::Status s, const char* fn) {
   return check(c, error_from_status(s), fn);
+}
+
+// The rest of Alltoallv/Alltoallw once the blocks are set up (err: how that went). In
+// place, sb is a snapshot of rb's blocks (the standard ignores the send arguments then).
+int alltoall_blocks(Comm* c, TypeBlocks& sb, TypeBlocks& rb, int err, const char* fn) {
+  if (err == MPI_SUCCESS && sb.counts()[c->rank] != rb.counts()[c->rank]) err = MPI_ERR_TRUNCATE;
+  if (err) return raise_error(c, err, fn);
+  sb.pack_all();
+  torus::Status s = coll::alltoallv(*c, sb.data(), sb.counts(), sb.offsets(), rb.data(),
+                                    rb.counts(), rb.offsets());
+  if (!torus::is_error(s)) rb.unpack_all();
+  return finish(c, s, fn);
 }
 
 }  // namespace
@@ -94,18 +106,25 @@ int PMPI_Alltoallv(const void* sendbuf, const int* sendcounts, const int* sdispl
                    const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Alltoallv");
-  if (sendbuf == MPI_IN_PLACE)
-    return raise_error(c, MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Alltoallv");
   TypeBlocks sb, rb;
-  int err = sb.init(sendbuf, c->size, sendcounts, sdispls, sendtype);
-  if (err == MPI_SUCCESS) err = rb.init(recvbuf, c->size, recvcounts, rdispls, recvtype);
-  if (err == MPI_SUCCESS && sb.counts()[c->rank] != rb.counts()[c->rank]) err = MPI_ERR_TRUNCATE;
-  if (err) return raise_error(c, err, "MPI_Alltoallv");
-  sb.pack_all();
-  torus::Status s = coll::alltoallv(*c, sb.data(), sb.counts(), sb.offsets(), rb.data(),
-                                    rb.counts(), rb.offsets());
-  if (!torus::is_error(s)) rb.unpack_all();
-  return finish(c, s, "MPI_Alltoallv");
+  int err = rb.init(recvbuf, c->size, recvcounts, rdispls, recvtype);
+  if (err == MPI_SUCCESS)
+    err = sendbuf == MPI_IN_PLACE ? sb.snapshot(rb)
+                                  : sb.init(sendbuf, c->size, sendcounts, sdispls, sendtype);
+  return alltoall_blocks(c, sb, rb, err, "MPI_Alltoallv");
+}
+
+int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  Comm* c = comm_get(comm);
+  if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Alltoallw");
+  TypeBlocks sb, rb;
+  int err = rb.init_w(recvbuf, c->size, recvcounts, rdispls, recvtypes);
+  if (err == MPI_SUCCESS)
+    err = sendbuf == MPI_IN_PLACE ? sb.snapshot(rb)
+                                  : sb.init_w(sendbuf, c->size, sendcounts, sdispls, sendtypes);
+  return alltoall_blocks(c, sb, rb, err, "MPI_Alltoallw");
 }
 
 static int scan_common(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
@@ -137,6 +156,7 @@ TORUS_MPI_ALIAS(MPI_Gatherv)
 TORUS_MPI_ALIAS(MPI_Scatterv)
 TORUS_MPI_ALIAS(MPI_Allgatherv)
 TORUS_MPI_ALIAS(MPI_Alltoallv)
+TORUS_MPI_ALIAS(MPI_Alltoallw)
 TORUS_MPI_ALIAS(MPI_Scan)
 TORUS_MPI_ALIAS(MPI_Exscan)
 

@@ -1,6 +1,6 @@
-// MPI_Igatherv, Iscatterv, Iallgatherv, Ialltoallv: the blocking versions' argument checks
-// (coll_api_v.cpp, same error classes), counts and displacements turned into bytes by
-// type_blocks.h, then an operation of icoll.h behind a new request. The blocks and views
+// MPI_Igatherv, Iscatterv, Iallgatherv, Ialltoallv, Ialltoallw: the blocking versions'
+// argument checks (coll_api_v.cpp, same error classes), counts and displacements turned into
+// bytes by type_blocks.h, then an operation of icoll.h behind a new request. The blocks and views
 // live with the request until it completes; what was received is unpacked when it is.
 #include <memory>
 #include <utility>
@@ -47,6 +47,20 @@ int start(const Comm& c, std::unique_ptr<PendingOp> op, std::unique_ptr<VStaging
   *request = request_create_op(std::make_unique<VectorColl>(std::move(op), std::move(st)),
                                c.errhandler);
   return MPI_SUCCESS;
+}
+
+// The rest of Ialltoallv/Ialltoallw once the blocks are set up (err: how that went).
+int ialltoall_blocks(Comm* c, std::unique_ptr<VStaging> st, int err, MPI_Request* request,
+                     const char* fn) {
+  if (err == MPI_SUCCESS && st->sblocks.counts()[c->rank] != st->rblocks.counts()[c->rank])
+    err = MPI_ERR_TRUNCATE;
+  if (err) return raise_error(c, err, fn);
+  st->sblocks.pack_all();
+  st->unpack_rblocks = true;
+  auto op = icoll::ialltoallv(*c, st->sblocks.data(), st->sblocks.counts(),
+                              st->sblocks.offsets(), st->rblocks.data(), st->rblocks.counts(),
+                              st->rblocks.offsets());
+  return start(*c, std::move(op), std::move(st), request);
 }
 
 }  // namespace
@@ -134,25 +148,35 @@ int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdisp
   int err = MPI_SUCCESS;
   Comm* c = icoll_comm_and_request(comm, request, "MPI_Ialltoallv", &err);
   if (!c) return err;
-  if (sendbuf == MPI_IN_PLACE)  // as the blocking MPI_Alltoallv
-    return raise_error(c, MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Ialltoallv");
   auto st = std::make_unique<VStaging>();
-  err = st->sblocks.init(sendbuf, c->size, sendcounts, sdispls, sendtype);
-  if (err == MPI_SUCCESS) err = st->rblocks.init(recvbuf, c->size, recvcounts, rdispls, recvtype);
-  if (err == MPI_SUCCESS && st->sblocks.counts()[c->rank] != st->rblocks.counts()[c->rank])
-    err = MPI_ERR_TRUNCATE;
-  if (err) return raise_error(c, err, "MPI_Ialltoallv");
-  st->sblocks.pack_all();
-  st->unpack_rblocks = true;
-  auto op = icoll::ialltoallv(*c, st->sblocks.data(), st->sblocks.counts(),
-                              st->sblocks.offsets(), st->rblocks.data(), st->rblocks.counts(),
-                              st->rblocks.offsets());
-  return start(*c, std::move(op), std::move(st), request);
+  err = st->rblocks.init(recvbuf, c->size, recvcounts, rdispls, recvtype);
+  if (err == MPI_SUCCESS)
+    err = sendbuf == MPI_IN_PLACE
+              ? st->sblocks.snapshot(st->rblocks)
+              : st->sblocks.init(sendbuf, c->size, sendcounts, sdispls, sendtype);
+  return ialltoall_blocks(c, std::move(st), err, request, "MPI_Ialltoallv");
+}
+
+int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                    const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                    MPI_Request* request) {
+  int err = MPI_SUCCESS;
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ialltoallw", &err);
+  if (!c) return err;
+  auto st = std::make_unique<VStaging>();
+  err = st->rblocks.init_w(recvbuf, c->size, recvcounts, rdispls, recvtypes);
+  if (err == MPI_SUCCESS)
+    err = sendbuf == MPI_IN_PLACE
+              ? st->sblocks.snapshot(st->rblocks)
+              : st->sblocks.init_w(sendbuf, c->size, sendcounts, sdispls, sendtypes);
+  return ialltoall_blocks(c, std::move(st), err, request, "MPI_Ialltoallw");
 }
 
 TORUS_MPI_ALIAS(MPI_Igatherv)
 TORUS_MPI_ALIAS(MPI_Iscatterv)
 TORUS_MPI_ALIAS(MPI_Iallgatherv)
 TORUS_MPI_ALIAS(MPI_Ialltoallv)
+TORUS_MPI_ALIAS(MPI_Ialltoallw)
 
 }  // extern "C"

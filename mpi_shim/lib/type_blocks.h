@@ -1,7 +1,9 @@
-// The blocks of a vector collective (Gatherv, Scatterv, Allgatherv, Alltoallv) as the byte
-// counts and offsets the algorithms move: block i is counts[i] elements of a datatype at
-// buf + displs[i] * extent. A dense type is moved from the user's memory itself; any other
-// through a staging area that holds the blocks packed one after the other in rank order.
+// The blocks of a vector collective (Gatherv, Scatterv, Allgatherv, Alltoallv, Alltoallw) as
+// the byte counts and offsets the algorithms move: block i is counts[i] elements of a
+// datatype at buf + displs[i] * extent (Alltoallw: of types[i] at buf + displs[i] bytes).
+// When every block is of a dense type they are moved from the user's memory itself;
+// otherwise through a staging area that holds the blocks packed one after the other in rank
+// order.
 #pragma once
 
 #include <cstddef>
@@ -15,10 +17,15 @@ namespace torus::mpi {
 
 class TypeBlocks {
  public:
-  // Returns an MPI error code: MPI_ERR_TYPE (invalid or uncommitted type), MPI_ERR_COUNT (a
+  // Return an MPI error code: MPI_ERR_TYPE (invalid or uncommitted type), MPI_ERR_COUNT (a
   // negative count), MPI_ERR_ARG (a negative displacement), MPI_ERR_NO_MEM.
   int init(const void* buf, int n, const int* counts, const int* displs, MPI_Datatype type);
-  // Base of the byte offsets: the user's buffer (dense type) or the staging area.
+  int init_w(const void* buf, int n, const int* counts, const int* byte_displs,
+             const MPI_Datatype* types);
+  // The send side of an in-place Alltoallv/Alltoallw: a packed copy of the blocks `recv`
+  // describes, taken now, before anything is received over them.
+  int snapshot(const TypeBlocks& recv);
+  // Base of the byte offsets: the user's buffer (dense types) or the staging area.
   std::byte* data() const noexcept { return data_; }
   const size_t* counts() const noexcept { return bytes_.data(); }
   const size_t* offsets() const noexcept { return offsets_.data(); }
@@ -31,10 +38,17 @@ class TypeBlocks {
   void unpack_all() noexcept;
 
  private:
-  std::byte* user_ = nullptr;
-  TypeRef type_;
-  std::vector<size_t> elements_;
-  std::vector<MPI_Aint> displs_;
+  struct Block {
+    std::byte* addr = nullptr;  // where the user's elements start (element 0 at addr)
+    size_t elements = 0;        // 0 for a block that needs no packing
+    const TypeInfo* type = nullptr;
+  };
+  // Counts in bytes are set; places the blocks in the user's memory when every one of them
+  // is dense there (offsets from `base`), otherwise packs them back to back in staging.
+  int place(std::byte* base, const std::vector<MPI_Aint>& dense_offsets, bool dense);
+
+  std::vector<Block> blocks_;
+  std::vector<TypeRef> held_;  // the layouts blocks_ point to, alive while this lives
   std::vector<size_t> bytes_;
   std::vector<size_t> offsets_;
   std::byte* data_ = nullptr;
