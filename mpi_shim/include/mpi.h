@@ -266,6 +266,9 @@ TORUS_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* newc
 TORUS_MPI_FN(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int* result))
 TORUS_MPI_FN(int, Comm_get_attr, (MPI_Comm comm, int keyval, void* attribute_val, int* flag))
 TORUS_MPI_FN(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm))
+TORUS_MPI_FN(int, Comm_idup, (MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request))
+TORUS_MPI_FN(int, Comm_idup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm,
+                                        MPI_Request* request))
 TORUS_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm))
 TORUS_MPI_FN(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag,
                                       MPI_Comm* newcomm))

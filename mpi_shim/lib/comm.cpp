@@ -72,7 +72,7 @@ Comm* comm_get(MPI_Comm handle) noexcept {
   return g_comms.slots[h & 0xffffu].load(std::memory_order_acquire);
 }
 
-int comm_install(std::unique_ptr<Comm> c, MPI_Comm* handle) {
+int comm_install(std::unique_ptr<Comm>&& c, MPI_Comm* handle) {
   std::lock_guard lock(g_comms.mutex);
   for (size_t slot = 2; slot < kMaxComms; ++slot) {
     if (!g_comms.owned[slot]) {
@@ -106,6 +106,36 @@ int comm_create_from(Comm& parent, std::vector<int>* members, MPI_Comm* newcomm)
 
 using namespace torus::mpi;
 
+namespace torus::mpi {
+
+std::unique_ptr<Comm> comm_duplicate(Comm& c, int* err) {
+  auto copy = std::make_unique<Comm>();
+  copy->rank = c.rank;
+  copy->size = c.size;
+  copy->world_ranks = c.world_ranks;
+  copy->errhandler = c.errhandler;
+  copy->cart = c.cart;  // a duplicate keeps the topology (MPI 4.0, 7.4.2)
+  // A failed copy callback fails the call (the standard's rule); the attributes copied so far
+  // are deleted with their callbacks, as Comm_free would.
+  *err = comm_copy_attrs(c, *copy);
+  if (*err == MPI_SUCCESS) return copy;
+  (void)comm_delete_attrs(*copy);
+  return nullptr;
+}
+
+int comm_install_duplicate(std::unique_ptr<Comm> copy, uint32_t context_id,
+                           MPI_Comm* newcomm) {
+  copy->context_id = context_id;
+  const int e = comm_install(std::move(copy), newcomm);
+  if (e == MPI_SUCCESS) return e;
+  (void)comm_delete_attrs(*copy);
+  context_id_release(context_id);
+  *newcomm = MPI_COMM_NULL;
+  return e;
+}
+
+}  // namespace torus::mpi
+
 extern "C" {
 
 int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
@@ -128,22 +158,10 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   if (!newcomm) return raise_error(c, MPI_ERR_ARG, "MPI_Comm_dup");
   uint32_t context_id = 0;
   if (int e = comm_agree_context(*c, &context_id)) return raise_error(c, e, "MPI_Comm_dup");
-  auto copy = std::make_unique<Comm>();
-  copy->context_id = context_id;
-  copy->rank = c->rank;
-  copy->size = c->size;
-  copy->world_ranks = c->world_ranks;
-  copy->errhandler = c->errhandler;
-  copy->cart = c->cart;  // a duplicate keeps the topology (MPI 4.0, 7.4.2)
-  // A failed copy callback fails the call (the standard's rule); the attributes copied so far
-  // are deleted with their callbacks, as Comm_free would.
-  int e = comm_copy_attrs(*c, *copy);
-  if (e == MPI_SUCCESS) e = comm_install(std::move(copy), newcomm);
-  if (e != MPI_SUCCESS) {
-    if (copy) (void)comm_delete_attrs(*copy);
-    context_id_release(context_id);
-    *newcomm = MPI_COMM_NULL;
-  }
+  int e = MPI_SUCCESS;
+  std::unique_ptr<Comm> copy = comm_duplicate(*c, &e);
+  if (copy) e = comm_install_duplicate(std::move(copy), context_id, newcomm);
+  else context_id_release(context_id);
   return check(c, e, "MPI_Comm_dup");
 }
 

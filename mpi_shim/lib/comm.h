@@ -59,8 +59,16 @@ Comm* comm_get(MPI_Comm handle) noexcept;
 // Collective over `parent`: a context id that no member uses (comm_context_ids.cpp); every
 // member takes it. Returns an MPI error code.
 int comm_agree_context(Comm& parent, uint32_t* context_id);
-// Gives `c` a handle (MPI_ERR_INTERN when the table is full).
-int comm_install(std::unique_ptr<Comm> c, MPI_Comm* handle);
+// Gives `c` a handle and takes it over (MPI_ERR_INTERN when the table is full: `c` is left
+// to the caller then).
+int comm_install(std::unique_ptr<Comm>&& c, MPI_Comm* handle);
+// MPI_Comm_dup's halves (comm.cpp), also used by MPI_Comm_idup: a copy of `c` (ranks, error
+// handler, topology, attributes through their copy callbacks) without a context id, or
+// nullptr with *err set when a callback failed; then the copy with its agreed context id
+// installed (on failure the copy's attributes are deleted, the id given back and *newcomm
+// set to MPI_COMM_NULL). Both return or set MPI error codes.
+std::unique_ptr<Comm> comm_duplicate(Comm& c, int* err);
+int comm_install_duplicate(std::unique_ptr<Comm> copy, uint32_t context_id, MPI_Comm* newcomm);
 // Collective over `parent`: one context id for every communicator made from it in this call
 // (their member sets must be disjoint). A member passes the new communicator's world ranks
 // in rank order and gets its handle; others pass nullptr and get MPI_COMM_NULL.
@@ -82,6 +90,20 @@ using BandAllreduce =
 // id; those with take=false constrain nothing and keep it free (an MPI_UNDEFINED color, a
 // non-member of MPI_Comm_create).
 int context_id_agree(const BandAllreduce& band, bool take, uint32_t* context_id);
+// The two halves of one window of an agreement, for one carried by a nonblocking
+// collective (MPI_Comm_idup). One allreduce agrees on a window of 2048 pairs: small enough
+// to cost little more than an allreduce of one word, and a process rarely holds so many
+// communicators that the first window has nothing free. offer() fills `mine`
+// (kContextWindowWords words) and holds those pairs back from other agreements of this
+// process until conclude(), which takes the lowest pair of the BAND `common` (band_error:
+// how the BAND went, an MPI code). conclude() returns MPI_SUCCESS with *context_id set,
+// kContextNextWindow to go on with window + 1, or an MPI error code.
+inline constexpr size_t kContextWindowWords = 64;
+inline constexpr size_t kContextWindows = 16;
+inline constexpr int kContextNextWindow = -1;
+void context_window_offer(size_t window, bool take, uint32_t* mine);
+int context_window_conclude(size_t window, bool take, const uint32_t* mine,
+                            const uint32_t* common, int band_error, uint32_t* context_id);
 // The same over a communicator's collectives.
 int context_id_agree(Comm& over, bool take, uint32_t* context_id);
 void context_id_release(uint32_t context_id);

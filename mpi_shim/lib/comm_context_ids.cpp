@@ -6,6 +6,7 @@
 // Two communicators that share a process never share an id, because that process's bitmap
 // took part in both agreements; communicators with no process in common may (Comm_split's
 // disjoint groups do by design).
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -21,11 +22,7 @@ namespace {
 
 constexpr uint32_t kPairs = kMaxContextIds / 2;
 constexpr size_t kWords = kPairs / 32;
-// One allreduce agrees on a window of 2048 pairs: small enough to cost little more than an
-// allreduce of one word, and a process rarely holds so many communicators that the first
-// window has nothing free.
-constexpr size_t kWindowWords = 64;
-static_assert(kWords % kWindowWords == 0);
+static_assert(kWords == kContextWindows * kContextWindowWords);
 // Pairs 0 and 1 are WORLD's and SELF's; the last one carries MPI_Comm_create_group's
 // agreements (comm_create.cpp).
 constexpr uint32_t kGroupAgreementPair = kPairs - 1;
@@ -55,37 +52,53 @@ void context_ids_reset() {
 
 uint32_t context_id_group_agreement() { return 2 * kGroupAgreementPair; }
 
-int context_id_agree(const BandAllreduce& band, bool take, uint32_t* context_id) {
-  for (size_t w = 0; w < kWords; w += kWindowWords) {
-    std::array<uint32_t, kWindowWords> mine, common;
-    if (take) {
-      std::lock_guard lock(g_ids.mutex);
-      for (size_t i = 0; i < kWindowWords; ++i) {
-        mine[i] = g_ids.free[w + i] & ~g_ids.offered[w + i];
-        g_ids.offered[w + i] |= mine[i];
-      }
-    } else {
-      mine.fill(~0u);
-    }
-    Status s = band(mine.data(), common.data(), kWindowWords);
-    // Every member saw the same result, so all stop (or go on) at the same window.
-    size_t hit = kWindowWords;
-    if (!is_error(s))
-      for (size_t i = 0; i < kWindowWords && hit == kWindowWords; ++i)
-        if (common[i] != 0) hit = i;
-    if (take) {
-      std::lock_guard lock(g_ids.mutex);
-      for (size_t i = 0; i < kWindowWords; ++i) g_ids.offered[w + i] &= ~mine[i];
-      if (!is_error(s) && hit != kWindowWords)
-        set_used(uint32_t((w + hit) * 32 + size_t(std::countr_zero(common[hit]))));
-    }
-    if (is_error(s)) return error_from_status(s);
-    if (hit != kWindowWords) {
-      *context_id = 2 * uint32_t((w + hit) * 32 + size_t(std::countr_zero(common[hit])));
-      return MPI_SUCCESS;
-    }
+void context_window_offer(size_t window, bool take, uint32_t* mine) {
+  if (!take) {
+    std::fill(mine, mine + kContextWindowWords, ~0u);
+    return;
   }
-  return MPI_ERR_INTERN;  // every pair is in use at some member
+  const size_t w = window * kContextWindowWords;
+  std::lock_guard lock(g_ids.mutex);
+  for (size_t i = 0; i < kContextWindowWords; ++i) {
+    mine[i] = g_ids.free[w + i] & ~g_ids.offered[w + i];
+    g_ids.offered[w + i] |= mine[i];
+  }
+}
+
+int context_window_conclude(size_t window, bool take, const uint32_t* mine,
+                            const uint32_t* common, int band_error, uint32_t* context_id) {
+  const size_t w = window * kContextWindowWords;
+  // Every member saw the same result, so all stop (or go on) at the same window.
+  size_t hit = kContextWindowWords;
+  if (band_error == MPI_SUCCESS)
+    for (size_t i = 0; i < kContextWindowWords && hit == kContextWindowWords; ++i)
+      if (common[i] != 0) hit = i;
+  const uint32_t pair = hit == kContextWindowWords
+                            ? 0
+                            : uint32_t((w + hit) * 32 + size_t(std::countr_zero(common[hit])));
+  if (take) {
+    std::lock_guard lock(g_ids.mutex);
+    for (size_t i = 0; i < kContextWindowWords; ++i) g_ids.offered[w + i] &= ~mine[i];
+    if (band_error == MPI_SUCCESS && hit != kContextWindowWords) set_used(pair);
+  }
+  if (band_error != MPI_SUCCESS) return band_error;
+  if (hit != kContextWindowWords) {
+    *context_id = 2 * pair;
+    return MPI_SUCCESS;
+  }
+  // Every pair of the window is in use at some member.
+  return window + 1 < kContextWindows ? kContextNextWindow : MPI_ERR_INTERN;
+}
+
+int context_id_agree(const BandAllreduce& band, bool take, uint32_t* context_id) {
+  for (size_t window = 0;; ++window) {
+    std::array<uint32_t, kContextWindowWords> mine, common;
+    context_window_offer(window, take, mine.data());
+    Status s = band(mine.data(), common.data(), kContextWindowWords);
+    int e = context_window_conclude(window, take, mine.data(), common.data(),
+                                    error_from_status(s), context_id);
+    if (e != kContextNextWindow) return e;
+  }
 }
 
 int context_id_agree(Comm& over, bool take, uint32_t* context_id) {
