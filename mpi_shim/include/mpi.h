@@ -586,6 +586,78 @@ TORUS_MPI_FN(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int* rank
 TORUS_MPI_FN(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm))
 TORUS_MPI_FN(int, Topo_test, (MPI_Comm comm, int* status))
 
+/* Graph and distributed-graph topologies, neighborhood collectives. */
+extern int* const MPI_UNWEIGHTED;
+extern int* const MPI_WEIGHTS_EMPTY;
+TORUS_MPI_FN(int, Graph_create, (MPI_Comm comm_old, int nnodes, const int index[],
+                                 const int edges[], int reorder, MPI_Comm* comm_graph))
+TORUS_MPI_FN(int, Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[],
+                              int* newrank))
+TORUS_MPI_FN(int, Graphdims_get, (MPI_Comm comm, int* nnodes, int* nedges))
+TORUS_MPI_FN(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[],
+                              int edges[]))
+TORUS_MPI_FN(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int* nneighbors))
+TORUS_MPI_FN(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors,
+                                    int neighbors[]))
+TORUS_MPI_FN(int, Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree,
+                                               const int sources[], const int sourceweights[],
+                                               int outdegree, const int destinations[],
+                                               const int destweights[], MPI_Info info,
+                                               int reorder, MPI_Comm* comm_dist_graph))
+TORUS_MPI_FN(int, Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[],
+                                      const int degrees[], const int destinations[],
+                                      const int weights[], MPI_Info info, int reorder,
+                                      MPI_Comm* comm_dist_graph))
+TORUS_MPI_FN(int, Dist_graph_neighbors_count, (MPI_Comm comm, int* indegree, int* outdegree,
+                                               int* weighted))
+TORUS_MPI_FN(int, Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[],
+                                         int sourceweights[], int maxoutdegree,
+                                         int destinations[], int destweights[]))
+TORUS_MPI_FN(int, Neighbor_allgather, (const void* sendbuf, int sendcount,
+                                       MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                       MPI_Datatype recvtype, MPI_Comm comm))
+TORUS_MPI_FN(int, Neighbor_allgatherv, (const void* sendbuf, int sendcount,
+                                        MPI_Datatype sendtype, void* recvbuf,
+                                        const int recvcounts[], const int displs[],
+                                        MPI_Datatype recvtype, MPI_Comm comm))
+TORUS_MPI_FN(int, Neighbor_alltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                      void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                      MPI_Comm comm))
+TORUS_MPI_FN(int, Neighbor_alltoallv, (const void* sendbuf, const int sendcounts[],
+                                       const int sdispls[], MPI_Datatype sendtype,
+                                       void* recvbuf, const int recvcounts[],
+                                       const int rdispls[], MPI_Datatype recvtype,
+                                       MPI_Comm comm))
+TORUS_MPI_FN(int, Neighbor_alltoallw, (const void* sendbuf, const int sendcounts[],
+                                       const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                       void* recvbuf, const int recvcounts[],
+                                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                       MPI_Comm comm))
+TORUS_MPI_FN(int, Ineighbor_allgather, (const void* sendbuf, int sendcount,
+                                        MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                        MPI_Datatype recvtype, MPI_Comm comm,
+                                        MPI_Request* request))
+TORUS_MPI_FN(int, Ineighbor_allgatherv, (const void* sendbuf, int sendcount,
+                                         MPI_Datatype sendtype, void* recvbuf,
+                                         const int recvcounts[], const int displs[],
+                                         MPI_Datatype recvtype, MPI_Comm comm,
+                                         MPI_Request* request))
+TORUS_MPI_FN(int, Ineighbor_alltoall, (const void* sendbuf, int sendcount,
+                                       MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                       MPI_Datatype recvtype, MPI_Comm comm,
+                                       MPI_Request* request))
+TORUS_MPI_FN(int, Ineighbor_alltoallv, (const void* sendbuf, const int sendcounts[],
+                                        const int sdispls[], MPI_Datatype sendtype,
+                                        void* recvbuf, const int recvcounts[],
+                                        const int rdispls[], MPI_Datatype recvtype,
+                                        MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Ineighbor_alltoallw, (const void* sendbuf, const int sendcounts[],
+                                        const MPI_Aint sdispls[],
+                                        const MPI_Datatype sendtypes[], void* recvbuf,
+                                        const int recvcounts[], const MPI_Aint rdispls[],
+                                        const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                        MPI_Request* request))
+
 #undef TORUS_MPI_FN
 
 #ifdef __cplusplus

@@ -114,7 +114,10 @@ std::unique_ptr<Comm> comm_duplicate(Comm& c, int* err) {
   copy->size = c.size;
   copy->world_ranks = c.world_ranks;
   copy->errhandler = c.errhandler;
-  copy->cart = c.cart;  // a duplicate keeps the topology (MPI 4.0, 7.4.2)
+  // A duplicate keeps the topology (MPI 4.0, 7.4.2).
+  copy->cart = c.cart;
+  copy->graph = c.graph;
+  copy->dist_graph = c.dist_graph;
   // A failed copy callback fails the call (the standard's rule); the attributes copied so far
   // are deleted with their callbacks, as Comm_free would.
   *err = comm_copy_attrs(c, *copy);

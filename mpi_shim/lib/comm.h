@@ -21,6 +21,21 @@ struct CartTopology {
   std::vector<bool> periods;
 };
 
+// MPI_Graph_create's graph, the same on every member: node i's neighbors are
+// edges[index[i-1] .. index[i]) (index[-1] = 0).
+struct GraphTopology {
+  std::vector<int> index;
+  std::vector<int> edges;
+};
+
+// A distributed graph (MPI_Dist_graph_create(_adjacent)): this rank's own edges only, in the
+// order the neighbor collectives use; weights are 1 where the graph is unweighted.
+struct DistGraphTopology {
+  std::vector<int> sources, source_weights;
+  std::vector<int> destinations, destination_weights;
+  bool weighted = false;
+};
+
 struct Comm {
   MPI_Comm handle = MPI_COMM_NULL;
   uint32_t context_id = 0;  // even: point-to-point; context_id + 1: collectives
@@ -43,8 +58,11 @@ struct Comm {
   // table's lock (comm_attr.cpp).
   std::vector<std::pair<int, void*>> attrs;
   std::string name;  // MPI_Comm_set_name; empty unless set (WORLD and SELF have theirs)
-  // A Cartesian topology (topo_cart.cpp), or null. Immutable once set, so duplicates share it.
+  // The topology, at most one of them set (topo_*.cpp). Immutable once set, so duplicates
+  // share it.
   std::shared_ptr<const CartTopology> cart;
+  std::shared_ptr<const GraphTopology> graph;
+  std::shared_ptr<const DistGraphTopology> dist_graph;
 
  private:
   std::vector<std::byte> scratch_;

@@ -75,8 +75,8 @@ class IdupOp final : public PendingOp {
   void start_window() {
     context_window_offer(window_, true, mine_);
     over_.coll_seq = seq_base_ + static_cast<uint32_t>(window_);
-    inner_ = icoll::iallreduce(over_, mine_, common_, kContextWindowWords, MPI_UNSIGNED,
-                               nullptr, MPI_BAND);
+    inner_ = icoll::iallreduce(over_, mine_, common_, kContextWindowWords, MPI_UNSIGNED, nullptr,
+                               MPI_BAND);
   }
 
   Comm over_;
@@ -102,8 +102,8 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   int e = MPI_SUCCESS;
   std::unique_ptr<Comm> copy = comm_duplicate(*c, &e);
   if (!copy) return raise_error(c, e, "MPI_Comm_idup");
-  *request = request_create_op(std::make_unique<IdupOp>(*c, std::move(copy), newcomm),
-                               c->errhandler);
+  *request =
+      request_create_op(std::make_unique<IdupOp>(*c, std::move(copy), newcomm), c->errhandler);
   return MPI_SUCCESS;
 }
 

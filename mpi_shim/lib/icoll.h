@@ -13,6 +13,7 @@
 #include "mpi_shim/lib/comm.h"
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/request.h"
+#include "mpi_shim/lib/topo_neighbors.h"
 #include "mpi_shim/lib/type_view.h"
 
 namespace torus::mpi {
@@ -69,6 +70,15 @@ std::unique_ptr<PendingOp> ireduce_scatter(Comm& c, const void* sbuf, void* rbuf
 std::unique_ptr<PendingOp> iscan(Comm& c, const void* sbuf, void* rbuf, size_t count,
                                  MPI_Datatype type, const TypeInfo* layout, MPI_Op op,
                                  bool exclusive);
+
+// Neighborhood collectives (icoll_neighbor.cpp): one round, every receive from
+// plan.sources and every send to plan.destinations posted at once; block i's bytes and
+// offset (from rbuf, or sbuf) in rcounts/roffsets (scounts/soffsets), copied by the
+// operation. Zero-byte blocks and MPI_PROC_NULL neighbors move nothing.
+std::unique_ptr<PendingOp> ineighbor(Comm& c, const NeighborPlan& plan, const void* sbuf,
+                                     const size_t* scounts, const size_t* soffsets,
+                                     void* rbuf, const size_t* rcounts,
+                                     const size_t* roffsets);
 
 // Packed bytes of `count` elements of `type` (of `layout` where given).
 inline size_t reduction_bytes(size_t count, MPI_Datatype type, const TypeInfo* layout) {

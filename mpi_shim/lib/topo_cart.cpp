@@ -135,7 +135,10 @@ int PMPI_Topo_test(MPI_Comm comm, int* status) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Topo_test");
   if (!status) return raise_error(c, MPI_ERR_ARG, "MPI_Topo_test");
-  *status = c->cart ? MPI_CART : MPI_UNDEFINED;
+  *status = c->cart         ? MPI_CART
+            : c->graph      ? MPI_GRAPH
+            : c->dist_graph ? MPI_DIST_GRAPH
+                            : MPI_UNDEFINED;
   return MPI_SUCCESS;
 }
 

@@ -39,6 +39,12 @@ int TypeBlocks::init(const void* buf, int n, const int* counts, const int* displ
 
 int TypeBlocks::init_w(const void* buf, int n, const int* counts, const int* byte_displs,
                        const MPI_Datatype* types) {
+  std::vector<MPI_Aint> wide(byte_displs, byte_displs + (n > 0 && byte_displs ? n : 0));
+  return init_w(buf, n, counts, wide.data(), types);
+}
+
+int TypeBlocks::init_w(const void* buf, int n, const int* counts, const MPI_Aint* byte_displs,
+                       const MPI_Datatype* types) {
   const size_t nn = n > 0 ? size_t(n) : 0;
   auto* user = static_cast<std::byte*>(const_cast<void*>(buf));
   blocks_.assign(nn, Block{});
@@ -53,7 +59,7 @@ int TypeBlocks::init_w(const void* buf, int n, const int* counts, const int* byt
     if (byte_displs[i] < 0) return MPI_ERR_ARG;
     blocks_[i] = Block{user + byte_displs[i], size_t(counts[i]), t};
     bytes_[i] = size_t(counts[i]) * t->size;
-    dense[i] = MPI_Aint(byte_displs[i]) + t->true_lb;
+    dense[i] = byte_displs[i] + t->true_lb;
     if (!t->contiguous || (dense[i] < 0 && bytes_[i])) all_dense = false;
   }
   return place(user, dense, all_dense);

@@ -20,6 +20,9 @@ class TypeBlocks {
   // Return an MPI error code: MPI_ERR_TYPE (invalid or uncommitted type), MPI_ERR_COUNT (a
   // negative count), MPI_ERR_ARG (a negative displacement), MPI_ERR_NO_MEM.
   int init(const void* buf, int n, const int* counts, const int* displs, MPI_Datatype type);
+  int init_w(const void* buf, int n, const int* counts, const MPI_Aint* byte_displs,
+             const MPI_Datatype* types);
+  // The same for MPI_Alltoallw's int displacements.
   int init_w(const void* buf, int n, const int* counts, const int* byte_displs,
              const MPI_Datatype* types);
   // The send side of an in-place Alltoallv/Alltoallw: a packed copy of the blocks `recv`
