@@ -8,6 +8,7 @@
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/icoll.h"
+#include "mpi_shim/lib/icoll_staging.h"
 #include "mpi_shim/lib/pmpi.h"
 #include "mpi_shim/lib/type_blocks.h"
 #include "mpi_shim/lib/type_view.h"
@@ -22,30 +23,16 @@ struct VStaging {
   RecvView recv;
   bool unpack_rblocks = false;
   bool unpack_recv = false;
-};
-
-class VectorColl final : public PendingOp {
- public:
-  VectorColl(std::unique_ptr<PendingOp> inner, std::unique_ptr<VStaging> staging)
-      : inner_(std::move(inner)), staging_(std::move(staging)) {}
-  bool poll() override { return inner_->poll(); }
-  int finish(MPI_Status* status) override {
-    const int code = inner_->finish(status);
-    if (code != MPI_SUCCESS) return code;
-    if (staging_->unpack_rblocks) staging_->rblocks.unpack_all();
-    if (staging_->unpack_recv) staging_->recv.finish(staging_->recv.bytes());
-    return code;
+  void complete() {
+    if (unpack_rblocks) rblocks.unpack_all();
+    if (unpack_recv) recv.finish(recv.bytes());
   }
-
- private:
-  std::unique_ptr<PendingOp> inner_;
-  std::unique_ptr<VStaging> staging_;
 };
 
 int start(const Comm& c, std::unique_ptr<PendingOp> op, std::unique_ptr<VStaging> st,
           MPI_Request* request) {
-  *request = request_create_op(std::make_unique<VectorColl>(std::move(op), std::move(st)),
-                               c.errhandler);
+  auto staged = std::make_unique<StagedOp<VStaging>>(std::move(op), std::move(st));
+  *request = request_create_op(std::move(staged), c.errhandler);
   return MPI_SUCCESS;
 }
 

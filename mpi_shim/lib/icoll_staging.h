@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <utility>
 
 #include "mpi_shim/include/mpi.h"
 #include "mpi_shim/lib/comm.h"
@@ -13,8 +14,26 @@
 
 namespace torus::mpi {
 
-// They live until the operation completes; what it received is unpacked when it is
-// completed.
+// A pending operation with the staging areas it moves data through: they live until it
+// completes, and S::complete() unpacks what it received once it has succeeded.
+template <typename S>
+class StagedOp final : public PendingOp {
+ public:
+  StagedOp(std::unique_ptr<PendingOp> inner, std::unique_ptr<S> staging)
+      : inner_(std::move(inner)), staging_(std::move(staging)) {}
+  bool poll() override { return inner_->poll(); }
+  int finish(MPI_Status* status) override {
+    const int code = inner_->finish(status);
+    if (code == MPI_SUCCESS) staging_->complete();
+    return code;
+  }
+
+ private:
+  std::unique_ptr<PendingOp> inner_;
+  std::unique_ptr<S> staging_;
+};
+
+// The staging of the MPI_I* calls on whole buffers (icoll_api.cpp, icoll_api_reduce.cpp).
 struct Staging {
   SendView send;
   RecvView recv;
@@ -22,6 +41,10 @@ struct Staging {
   ReduceView red;
   size_t red_elements = 0;  // unpacked from red when non-zero
   bool staged() const { return send.staged() || recv.staged() || red.staged(); }
+  void complete() {
+    if (unpack_recv) recv.finish(recv.bytes());
+    if (red_elements) red.finish(red_elements);
+  }
 };
 
 // A request that Wait/Test complete at once, successfully (a call with nothing to move).

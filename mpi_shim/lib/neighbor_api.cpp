@@ -10,6 +10,7 @@
 
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/icoll.h"
+#include "mpi_shim/lib/icoll_staging.h"
 #include "mpi_shim/lib/pmpi.h"
 #include "mpi_shim/lib/runtime.h"
 #include "mpi_shim/lib/type_blocks.h"
@@ -29,25 +30,11 @@ struct Neighbor {
   bool one_block = false;
   size_t in() const { return plan.sources.size(); }
   size_t out() const { return plan.destinations.size(); }
-};
-
-class NeighborColl final : public PendingOp {
- public:
-  NeighborColl(std::unique_ptr<PendingOp> inner, std::unique_ptr<Neighbor> n)
-      : inner_(std::move(inner)), n_(std::move(n)) {}
-  bool poll() override { return inner_->poll(); }
-  int finish(MPI_Status* status) override {
-    const int code = inner_->finish(status);
-    // A neighbor beyond a grid's edge sent nothing: its block stays as the user left it.
-    if (code == MPI_SUCCESS)
-      for (size_t i = 0; i < n_->in(); ++i)
-        if (n_->plan.sources[i] != MPI_PROC_NULL) n_->rblocks.unpack(int(i));
-    return code;
+  // A neighbor beyond a grid's edge sent nothing: its block stays as the user left it.
+  void complete() {
+    for (size_t i = 0; i < in(); ++i)
+      if (plan.sources[i] != MPI_PROC_NULL) rblocks.unpack(int(i));
   }
-
- private:
-  std::unique_ptr<PendingOp> inner_;
-  std::unique_ptr<Neighbor> n_;
 };
 
 // The communicator and its neighbor lists, or nullptr after raising the error (*err).
@@ -94,7 +81,7 @@ int run(Comm* c, std::unique_ptr<Neighbor> n, int err, MPI_Request* request, con
   }
   auto inner = icoll::ineighbor(*c, n->plan, sbase, scounts, soffsets, n->rblocks.data(),
                                 n->rblocks.counts(), n->rblocks.offsets());
-  auto op = std::make_unique<NeighborColl>(std::move(inner), std::move(n));
+  auto op = std::make_unique<StagedOp<Neighbor>>(std::move(inner), std::move(n));
   if (request) {
     *request = request_create_op(std::move(op), c->errhandler);
     return MPI_SUCCESS;

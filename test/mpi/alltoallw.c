@@ -17,11 +17,7 @@ static MPI_Datatype strided; /* one int every other int */
 static int count_of(int from, int to) { return (from * 3 + to * 5 + 2) % 5; } /* 0..4 */
 static int value(int from, int to, int i) { return 100000 * from + 1000 * to + i; }
 
-static int* marked(int n) {
-  int* p = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-  for (int i = 0; i < n; ++i) p[i] = MARK;
-  return p;
-}
+static int* marked(int n) { return marked_ints(n, MARK); }
 
 /* Per peer: a type, count and byte displacement, each block `gap` ints after the last.
  * Strided blocks take two ints per element. Returns the buffer's length in ints. */
@@ -151,11 +147,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   CHECK(size <= 64);
-  MPI_Datatype v;
-  CHECK_MPI(MPI_Type_vector(1, 1, 2, MPI_INT, &v));
-  CHECK_MPI(MPI_Type_create_resized(v, 0, 2 * (MPI_Aint)sizeof(int), &strided));
-  CHECK_MPI(MPI_Type_commit(&strided));
-  CHECK_MPI(MPI_Type_free(&v));
+  strided = strided_int_type();
   for (int nb = 0; nb <= 1; ++nb)
     for (int dense = 0; dense <= 1; ++dense) alltoallw(nb, dense);
   for (int variant = 0; variant < 4; ++variant)

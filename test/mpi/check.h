@@ -47,4 +47,36 @@ static inline size_t verify(const void* buf, size_t len, unsigned seed) {
   return len;
 }
 
+/* One int every other int (extent two ints): what sends it or receives into it goes through
+ * the library's staging, and the ints between must stay untouched. */
+static inline MPI_Datatype strided_int_type(void) {
+  MPI_Datatype v, r;
+  CHECK_MPI(MPI_Type_vector(1, 1, 2, MPI_INT, &v));
+  CHECK_MPI(MPI_Type_create_resized(v, 0, 2 * (MPI_Aint)sizeof(int), &r));
+  CHECK_MPI(MPI_Type_commit(&r));
+  CHECK_MPI(MPI_Type_free(&v));
+  return r;
+}
+
+/* n ints (at least one allocated), every one `mark`. */
+static inline int* marked_ints(int n, int mark) {
+  int* p = (int*)malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+  for (int i = 0; i < n; ++i) p[i] = mark;
+  return p;
+}
+
+/* A non-commutative op on MPI_2INT: each element is an interval of ranks [lo, hi];
+ * combining checks that `in` is the interval just below `inout` and joins them, so a wrong
+ * combine order gives -1. */
+static inline void interval_join(void* invec, void* inoutvec, int* len, MPI_Datatype* type) {
+  (void)type;
+  int* a = (int*)invec;
+  int* b = (int*)inoutvec;
+  for (int i = 0; i < *len; ++i) {
+    int ok = a[2 * i] >= 0 && b[2 * i] >= 0 && a[2 * i + 1] + 1 == b[2 * i];
+    b[2 * i] = ok ? a[2 * i] : -1;
+    b[2 * i + 1] = ok ? b[2 * i + 1] : -1;
+  }
+}
+
 #endif

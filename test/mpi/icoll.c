@@ -366,22 +366,9 @@ static void barrier_semantics(void) {
   free(all);
 }
 
-/* A non-commutative op: each element is an interval of ranks [lo, hi]; combining checks
- * that `in` is the interval just below `inout` and joins them (a wrong order gives -1). */
-static void join(void* invec, void* inoutvec, int* len, MPI_Datatype* type) {
-  (void)type;
-  int* a = invec;
-  int* b = inoutvec;
-  for (int i = 0; i < *len; ++i) {
-    int ok = a[2 * i] >= 0 && b[2 * i] >= 0 && a[2 * i + 1] + 1 == b[2 * i];
-    b[2 * i] = ok ? a[2 * i] : -1;
-    b[2 * i + 1] = ok ? b[2 * i + 1] : -1;
-  }
-}
-
 static void user_op(void) {
   MPI_Op op;
-  CHECK_MPI(MPI_Op_create(join, 0, &op));
+  CHECK_MPI(MPI_Op_create(interval_join, 0, &op));
   enum { kN = 3 };
   int mine[2 * kN], out[2 * kN];
   for (int root = 0; root < size; ++root) {

@@ -21,22 +21,10 @@ static int sum_over_ranks(int to, int i) {
   return s;
 }
 
-static int* marked(int n) {
-  int* p = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-  for (int i = 0; i < n; ++i) p[i] = MARK;
-  return p;
-}
+static int* marked(int n) { return marked_ints(n, MARK); }
 
 /* `stride` 1: MPI_INT; 2: each element every other int (the odd ints must stay MARK). */
-static MPI_Datatype elem_type(int stride) {
-  if (stride == 1) return MPI_INT;
-  MPI_Datatype v, r;
-  CHECK_MPI(MPI_Type_vector(1, 1, 2, MPI_INT, &v));
-  CHECK_MPI(MPI_Type_create_resized(v, 0, 2 * (MPI_Aint)sizeof(int), &r));
-  CHECK_MPI(MPI_Type_commit(&r));
-  CHECK_MPI(MPI_Type_free(&v));
-  return r;
-}
+static MPI_Datatype elem_type(int stride) { return stride == 1 ? MPI_INT : strided_int_type(); }
 
 static void wait_one(MPI_Request* req) {
   CHECK_MPI(MPI_Wait(req, MPI_STATUS_IGNORE));
@@ -111,22 +99,9 @@ static void scans(int stride, int in_place) {
   if (stride > 1) CHECK_MPI(MPI_Type_free(&t));
 }
 
-/* A non-commutative op: each element is an interval of ranks [lo, hi]; combining checks
- * that `in` is the interval just below `inout` and joins them (a wrong order gives -1). */
-static void join(void* invec, void* inoutvec, int* len, MPI_Datatype* type) {
-  (void)type;
-  int* a = invec;
-  int* b = inoutvec;
-  for (int i = 0; i < *len; ++i) {
-    int ok = a[2 * i] >= 0 && b[2 * i] >= 0 && a[2 * i + 1] + 1 == b[2 * i];
-    b[2 * i] = ok ? a[2 * i] : -1;
-    b[2 * i + 1] = ok ? b[2 * i + 1] : -1;
-  }
-}
-
 static void user_op(void) {
   MPI_Op op;
-  CHECK_MPI(MPI_Op_create(join, 0, &op));
+  CHECK_MPI(MPI_Op_create(interval_join, 0, &op));
   enum { kN = 2 };
   int in[2 * kN * 64], out[2 * kN * 64], inc[2 * kN], exc[2 * kN] = {MARK, MARK, MARK, MARK};
   for (int k = 0; k < kN * size; ++k) in[2 * k] = in[2 * k + 1] = rank;

@@ -26,21 +26,9 @@ static int layout(const int* counts, int* displs) {
 }
 
 /* `stride` 1: MPI_INT; 2: each element every other int (the odd ints must stay MARK). */
-static MPI_Datatype elem_type(int stride) {
-  if (stride == 1) return MPI_INT;
-  MPI_Datatype v, r;
-  CHECK_MPI(MPI_Type_vector(1, 1, 2, MPI_INT, &v));
-  CHECK_MPI(MPI_Type_create_resized(v, 0, 2 * (MPI_Aint)sizeof(int), &r));
-  CHECK_MPI(MPI_Type_commit(&r));
-  CHECK_MPI(MPI_Type_free(&v));
-  return r;
-}
+static MPI_Datatype elem_type(int stride) { return stride == 1 ? MPI_INT : strided_int_type(); }
 
-static int* marked(int n) {
-  int* p = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-  for (int i = 0; i < n; ++i) p[i] = MARK;
-  return p;
-}
+static int* marked(int n) { return marked_ints(n, MARK); }
 
 /* buf holds, at displs[b] (in elements of `stride` ints), counts[b] values want(b, i);
  * everything else is MARK. */

@@ -123,11 +123,7 @@ static void adjacent(void) {
   int in[8], inw[12];
   for (int k = 0; k < 8; ++k) in[k] = MARK;
   for (int k = 0; k < 12; ++k) inw[k] = MARK;
-  MPI_Datatype strided, v;
-  CHECK_MPI(MPI_Type_vector(1, 1, 2, MPI_INT, &v));
-  CHECK_MPI(MPI_Type_create_resized(v, 0, 2 * (MPI_Aint)sizeof(int), &strided));
-  CHECK_MPI(MPI_Type_commit(&strided));
-  CHECK_MPI(MPI_Type_free(&v));
+  MPI_Datatype strided = strided_int_type();
   MPI_Datatype stypes[2] = {MPI_INT, MPI_INT}, rtypes[2] = {strided, MPI_INT};
   MPI_Aint sbytes[2] = {0, 2 * sizeof(int)}, rbytes[2] = {0, 8 * sizeof(int)};
   MPI_Request req;
@@ -206,14 +202,7 @@ static void grid(int ndims, int periodic_all, int stride, int nonblocking) {
   CHECK_MPI(MPI_Dims_create(size, ndims, dims));
   MPI_Comm g;
   CHECK_MPI(MPI_Cart_create(MPI_COMM_WORLD, ndims, dims, periods, 0, &g));
-  MPI_Datatype t = MPI_INT;
-  if (stride == 2) {
-    MPI_Datatype v;
-    CHECK_MPI(MPI_Type_vector(1, 1, 2, MPI_INT, &v));
-    CHECK_MPI(MPI_Type_create_resized(v, 0, 2 * (MPI_Aint)sizeof(int), &t));
-    CHECK_MPI(MPI_Type_commit(&t));
-    CHECK_MPI(MPI_Type_free(&v));
-  }
+  MPI_Datatype t = stride == 2 ? strided_int_type() : MPI_INT;
   const int nb = 2 * ndims;
   int out[4 * N], in[4 * N * 2], gathered[4 * N * 2], mine[N];
   for (int b = 0; b < nb; ++b)
