@@ -121,6 +121,14 @@ typedef struct MPI_Status {
 #define MPI_COMBINER_RESIZED 18
 #define MPI_COMBINER_HINDEXED_BLOCK 19
 
+/* MPI_Type_create_subarray / darray, MPICH's values. */
+#define MPI_ORDER_C 56
+#define MPI_ORDER_FORTRAN 57
+#define MPI_DISTRIBUTE_BLOCK 121
+#define MPI_DISTRIBUTE_CYCLIC 122
+#define MPI_DISTRIBUTE_NONE 123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+
 /* Predefined reduction operations. */
 #define MPI_MAX ((MPI_Op)0x58000001)
 #define MPI_MIN ((MPI_Op)0x58000002)
@@ -336,6 +344,15 @@ TORUS_MPI_FN(int, Type_create_struct, (int count, const int array_of_blocklength
                                        const MPI_Aint array_of_displacements[],
                                        const MPI_Datatype array_of_types[],
                                        MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_create_subarray, (int ndims, const int array_of_sizes[],
+                                         const int array_of_subsizes[],
+                                         const int array_of_starts[], int order,
+                                         MPI_Datatype oldtype, MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_create_darray, (int size, int rank, int ndims,
+                                       const int array_of_gsizes[],
+                                       const int array_of_distribs[],
+                                       const int array_of_dargs[], const int array_of_psizes[],
+                                       int order, MPI_Datatype oldtype, MPI_Datatype* newtype))
 TORUS_MPI_FN(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                                         MPI_Datatype* newtype))
 TORUS_MPI_FN(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype* newtype))
