@@ -187,6 +187,11 @@ int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void* extra_state, void* attribute_
 #define MPI_COMM_NULL_COPY_FN ((MPI_Comm_copy_attr_function*)0)
 #define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function*)0)
 #define MPI_COMM_DUP_FN ((MPI_Comm_copy_attr_function*)MPI_DUP_FN)
+/* MPI-1's names for the same callbacks (MPI_Keyval_create, removed in MPI 3.0). */
+typedef int(MPI_Copy_function)(MPI_Comm, int, void*, void*, void*, int*);
+typedef int(MPI_Delete_function)(MPI_Comm, int, void*, void*);
+#define MPI_NULL_COPY_FN ((MPI_Copy_function*)0)
+#define MPI_NULL_DELETE_FN ((MPI_Delete_function*)0)
 
 /* MPI_Comm_split_type. */
 #define MPI_COMM_TYPE_SHARED 1
@@ -258,6 +263,9 @@ TORUS_MPI_FN(int, Get_version, (int* version, int* subversion))
 TORUS_MPI_FN(int, Get_library_version, (char* version, int* resultlen))
 TORUS_MPI_FN(double, Wtime, (void))
 TORUS_MPI_FN(double, Wtick, (void))
+TORUS_MPI_FN(int, Pcontrol, (const int level, ...))
+TORUS_MPI_FN(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void* baseptr))
+TORUS_MPI_FN(int, Free_mem, (void* base))
 
 /* Errors. */
 TORUS_MPI_FN(int, Error_string, (int errorcode, char* string, int* resultlen))
@@ -291,6 +299,12 @@ TORUS_MPI_FN(int, Comm_create_keyval, (MPI_Comm_copy_attr_function* comm_copy_at
 TORUS_MPI_FN(int, Comm_free_keyval, (int* comm_keyval))
 TORUS_MPI_FN(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void* attribute_val))
 TORUS_MPI_FN(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval))
+TORUS_MPI_FN(int, Keyval_create, (MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn,
+                                  int* keyval, void* extra_state))
+TORUS_MPI_FN(int, Keyval_free, (int* keyval))
+TORUS_MPI_FN(int, Attr_put, (MPI_Comm comm, int keyval, void* attribute_val))
+TORUS_MPI_FN(int, Attr_get, (MPI_Comm comm, int keyval, void* attribute_val, int* flag))
+TORUS_MPI_FN(int, Attr_delete, (MPI_Comm comm, int keyval))
 
 /* Groups. */
 TORUS_MPI_FN(int, Comm_group, (MPI_Comm comm, MPI_Group* group))
@@ -399,6 +413,15 @@ TORUS_MPI_FN(int, Isend, (const void* buf, int count, MPI_Datatype datatype, int
                           MPI_Comm comm, MPI_Request* request))
 TORUS_MPI_FN(int, Issend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                            MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Irsend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                           MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Isendrecv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                              int dest, int sendtag, void* recvbuf, int recvcount,
+                              MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                              MPI_Request* request))
+TORUS_MPI_FN(int, Isendrecv_replace, (void* buf, int count, MPI_Datatype datatype, int dest,
+                                      int sendtag, int source, int recvtag, MPI_Comm comm,
+                                      MPI_Request* request))
 TORUS_MPI_FN(int, Irecv, (void* buf, int count, MPI_Datatype datatype, int source, int tag,
                           MPI_Comm comm, MPI_Request* request))
 TORUS_MPI_FN(int, Sendrecv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -573,6 +596,7 @@ TORUS_MPI_FN(int, Iexscan, (const void* sendbuf, void* recvbuf, int count,
 /* Info objects (hints are accepted and ignored). */
 TORUS_MPI_FN(int, Info_create, (MPI_Info* info))
 TORUS_MPI_FN(int, Info_dup, (MPI_Info info, MPI_Info* newinfo))
+TORUS_MPI_FN(int, Info_create_env, (int argc, char* argv[], MPI_Info* info))
 TORUS_MPI_FN(int, Info_free, (MPI_Info* info))
 TORUS_MPI_FN(int, Info_set, (MPI_Info info, const char* key, const char* value))
 TORUS_MPI_FN(int, Info_delete, (MPI_Info info, const char* key))

@@ -251,10 +251,31 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
   return MPI_SUCCESS;
 }
 
+// The MPI-1 names (removed from the standard in MPI 3.0, still exported by MPICH): the
+// same calls, whose callback types have the same signatures.
+int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval,
+                       void* extra_state) {
+  return PMPI_Comm_create_keyval(copy_fn, delete_fn, keyval, extra_state);
+}
+int PMPI_Keyval_free(int* keyval) { return PMPI_Comm_free_keyval(keyval); }
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) {
+  return PMPI_Comm_set_attr(comm, keyval, attribute_val);
+}
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  return PMPI_Comm_get_attr(comm, keyval, attribute_val, flag);
+}
+int PMPI_Attr_delete(MPI_Comm comm, int keyval) { return PMPI_Comm_delete_attr(comm, keyval); }
+
 TORUS_MPI_ALIAS(MPI_Comm_create_keyval)
 TORUS_MPI_ALIAS(MPI_Comm_free_keyval)
 TORUS_MPI_ALIAS(MPI_Comm_set_attr)
 TORUS_MPI_ALIAS(MPI_Comm_get_attr)
 TORUS_MPI_ALIAS(MPI_Comm_delete_attr)
+
+TORUS_MPI_ALIAS(MPI_Keyval_create)
+TORUS_MPI_ALIAS(MPI_Keyval_free)
+TORUS_MPI_ALIAS(MPI_Attr_put)
+TORUS_MPI_ALIAS(MPI_Attr_get)
+TORUS_MPI_ALIAS(MPI_Attr_delete)
 
 }  // extern "C"

@@ -241,6 +241,12 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
   return check(c, install(t, std::make_unique<Info>(), info_used), "MPI_Comm_get_info");
 }
 
+// MPI 4.0: a new object with what MPI_INFO_ENV holds (argc/argv add nothing: the command
+// line is read from the process itself). May be called before MPI_Init.
+int PMPI_Info_create_env(int /*argc*/, char* /*argv*/[], MPI_Info* info) {
+  return PMPI_Info_dup(MPI_INFO_ENV, info);
+}
+
 TORUS_MPI_ALIAS(MPI_Info_create)
 TORUS_MPI_ALIAS(MPI_Info_dup)
 TORUS_MPI_ALIAS(MPI_Info_free)
@@ -253,5 +259,7 @@ TORUS_MPI_ALIAS(MPI_Info_get_nkeys)
 TORUS_MPI_ALIAS(MPI_Info_get_nthkey)
 TORUS_MPI_ALIAS(MPI_Comm_set_info)
 TORUS_MPI_ALIAS(MPI_Comm_get_info)
+
+TORUS_MPI_ALIAS(MPI_Info_create_env)
 
 }  // extern "C"

@@ -122,6 +122,10 @@ double PMPI_Wtick(void) {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
+// Profiling control: torus has no profiling levels to switch, so every level is accepted
+// and ignored (the standard's behaviour without a profiling library).
+int PMPI_Pcontrol(const int /*level*/, ...) { return MPI_SUCCESS; }
+
 TORUS_MPI_ALIAS(MPI_Init)
 TORUS_MPI_ALIAS(MPI_Init_thread)
 TORUS_MPI_ALIAS(MPI_Finalize)
@@ -135,5 +139,7 @@ TORUS_MPI_ALIAS(MPI_Get_version)
 TORUS_MPI_ALIAS(MPI_Get_library_version)
 TORUS_MPI_ALIAS(MPI_Wtime)
 TORUS_MPI_ALIAS(MPI_Wtick)
+
+TORUS_MPI_ALIAS(MPI_Pcontrol)
 
 }  // extern "C"

@@ -1,4 +1,4 @@
-// Point-to-point: MPI_Send, Ssend, Rsend, Recv, Isend, Issend, Irecv, Sendrecv,
+// Point-to-point: MPI_Send, Ssend, Rsend, Recv, Isend, Issend, Irsend, Irecv, Sendrecv,
 // Sendrecv_replace, Probe, Iprobe. Arguments are checked here; datatypes become bytes through
 // type_view.h (non-contiguous ones packed or unpacked around the transfer); envelopes become
 // torus tags in transfer.cpp.
@@ -165,6 +165,12 @@ int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int
   return do_isend(buf, count, datatype, dest, tag, comm, true, request, "MPI_Issend");
 }
 
+// Ready mode promises a posted receive; a standard send keeps that promise's meaning.
+int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm, MPI_Request* request) {
+  return do_isend(buf, count, datatype, dest, tag, comm, false, request, "MPI_Irsend");
+}
+
 int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Request* request) {
   Comm* c = comm_get(comm);
@@ -292,6 +298,7 @@ TORUS_MPI_ALIAS(MPI_Recv)
 TORUS_MPI_ALIAS(MPI_Rsend)
 TORUS_MPI_ALIAS(MPI_Isend)
 TORUS_MPI_ALIAS(MPI_Issend)
+TORUS_MPI_ALIAS(MPI_Irsend)
 TORUS_MPI_ALIAS(MPI_Irecv)
 TORUS_MPI_ALIAS(MPI_Sendrecv)
 TORUS_MPI_ALIAS(MPI_Sendrecv_replace)

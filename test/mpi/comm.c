@@ -1,7 +1,8 @@
 /* Communicators and the environment: Comm_dup isolation (a duplicate never sees the
  * parent's messages, even with MPI_ANY_TAG / MPI_ANY_SOURCE), MPI_COMM_SELF, Comm_free,
  * Comm_split (key order, MPI_UNDEFINED, collectives and p2p inside), Comm_compare,
- * Comm_get_attr(MPI_TAG_UB), Is_thread_main,
+ * Comm_get_attr(MPI_TAG_UB), the MPI-1 Attr and Keyval names, Alloc_mem/Free_mem, Pcontrol,
+ * Is_thread_main,
  * error handlers (MPI_ERRORS_RETURN returns the right class for a bad rank, count, tag,
  * datatype, communicator, root and op), Error_string, Init_thread/Query_thread, Initialized,
  * Finalized, Get_processor_name, Get_version, Wtime/Wtick. Any size. */
@@ -146,6 +147,32 @@ static void environment(void) {
   int* tag_ub = NULL;
   CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag));
   CHECK(flag == 1 && tag_ub && *tag_ub >= 32767);
+  /* The MPI-1 attribute calls: the same keys and callbacks. */
+  tag_ub = NULL;
+  CHECK_MPI(MPI_Attr_get(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag));
+  CHECK(flag == 1 && tag_ub && *tag_ub >= 32767);
+  int key = MPI_KEYVAL_INVALID, value = 5;
+  CHECK_MPI(MPI_Keyval_create(MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, &key, NULL));
+  CHECK_MPI(MPI_Attr_put(MPI_COMM_WORLD, key, &value));
+  int* got = NULL;
+  CHECK_MPI(MPI_Attr_get(MPI_COMM_WORLD, key, &got, &flag));
+  CHECK(flag == 1 && got == &value);
+  CHECK_MPI(MPI_Attr_delete(MPI_COMM_WORLD, key));
+  CHECK_MPI(MPI_Attr_get(MPI_COMM_WORLD, key, &got, &flag));
+  CHECK(flag == 0);
+  CHECK_MPI(MPI_Keyval_free(&key));
+  CHECK(key == MPI_KEYVAL_INVALID);
+  /* Alloc_mem: aligned, writable, freed by Free_mem; zero bytes too. */
+  double* mem = NULL;
+  CHECK_MPI(MPI_Alloc_mem(1 << 20, MPI_INFO_NULL, &mem));
+  CHECK(mem && ((size_t)mem & 63) == 0);
+  for (int i = 0; i < (1 << 20) / (int)sizeof(double); ++i) mem[i] = i;
+  CHECK(mem[1000] == 1000.0);
+  CHECK_MPI(MPI_Free_mem(mem));
+  CHECK_MPI(MPI_Alloc_mem(0, MPI_INFO_NULL, &mem));
+  CHECK_MPI(MPI_Free_mem(mem));
+  CHECK_MPI(MPI_Pcontrol(1));
+  CHECK_MPI(MPI_Pcontrol(0, "ignored"));
   double t0 = MPI_Wtime(), t1 = MPI_Wtime();
   CHECK(t1 >= t0 && MPI_Wtick() > 0.0 && MPI_Wtick() < 1e-3);
 }

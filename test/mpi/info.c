@@ -104,6 +104,10 @@ static void environment(void) {
   CHECK_MPI(MPI_Info_dup(MPI_INFO_ENV, &copy));
   CHECK_MPI(MPI_Info_set(copy, "maxprocs", "0")); /* the copy is the caller's */
   CHECK_MPI(MPI_Info_free(&copy));
+  CHECK_MPI(MPI_Info_create_env(0, NULL, &copy)); /* MPI 4.0: the same contents */
+  CHECK_MPI(MPI_Info_get(copy, "maxprocs", MPI_MAX_INFO_VAL, v, &flag));
+  CHECK(flag && atoi(v) == size);
+  CHECK_MPI(MPI_Info_free(&copy));
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   CHECK(cls(MPI_Info_set(MPI_INFO_ENV, "maxprocs", "0")) == MPI_ERR_INFO);
   MPI_Info env = MPI_INFO_ENV;
