@@ -172,6 +172,7 @@ typedef void(MPI_User_function)(void* invec, void* inoutvec, int* len, MPI_Datat
 #define MPI_IO 0x64400005
 #define MPI_WTIME_IS_GLOBAL 0x64400007
 #define MPI_UNIVERSE_SIZE 0x64400009
+#define MPI_LASTUSEDCODE 0x6440000b
 #define MPI_APPNUM 0x6440000d
 /* User attribute keys (MPI_Comm_create_keyval) and their callbacks. MPI_COMM_DUP_FN is
  * MPICH's MPIR_Dup_fn, so MPICH-built programs find it here too. */
@@ -272,6 +273,22 @@ TORUS_MPI_FN(int, Error_string, (int errorcode, char* string, int* resultlen))
 TORUS_MPI_FN(int, Error_class, (int errorcode, int* errorclass))
 TORUS_MPI_FN(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
 TORUS_MPI_FN(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler* errhandler))
+/* User-defined handlers; the MPI-1 names for the same calls. */
+typedef void(MPI_Comm_errhandler_function)(MPI_Comm*, int*, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
+TORUS_MPI_FN(int, Comm_create_errhandler, (MPI_Comm_errhandler_function* comm_errhandler_fn,
+                                           MPI_Errhandler* errhandler))
+TORUS_MPI_FN(int, Errhandler_free, (MPI_Errhandler* errhandler))
+TORUS_MPI_FN(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))
+TORUS_MPI_FN(int, Errhandler_create, (MPI_Handler_function* function,
+                                      MPI_Errhandler* errhandler))
+TORUS_MPI_FN(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler))
+TORUS_MPI_FN(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler* errhandler))
+/* Error classes, codes and strings of the application's own. */
+TORUS_MPI_FN(int, Add_error_class, (int* errorclass))
+TORUS_MPI_FN(int, Add_error_code, (int errorclass, int* errorcode))
+TORUS_MPI_FN(int, Add_error_string, (int errorcode, const char* string))
 
 /* Communicators. */
 TORUS_MPI_FN(int, Comm_rank, (MPI_Comm comm, int* rank))

@@ -115,7 +115,7 @@ int buffered(const void* buf, int count, MPI_Datatype datatype, int dest, int ta
     // The copy is made: the request is complete, as the standard defines Ibsend's.
     MPI_Status done;
     status_empty(&done);
-    *request = request_create(nullptr, false, c->errhandler, done);
+    *request = request_create(nullptr, false, error_scope(*c), done);
   }
   return MPI_SUCCESS;
 }

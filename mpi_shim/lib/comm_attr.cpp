@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mpi_shim/lib/comm.h"
+#include "mpi_shim/lib/error_codes.h"
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/pmpi.h"
 #include "mpi_shim/lib/runtime.h"
@@ -211,6 +212,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int*
       case MPI_WTIME_IS_GLOBAL: value = &a.wtime_is_global; break;
       case MPI_APPNUM: value = &a.appnum; break;
       case MPI_UNIVERSE_SIZE: value = &a.universe_size; break;
+      case MPI_LASTUSEDCODE: value = last_used_code(); break;
       default: break;
     }
     // For predefined keys the standard hands out a pointer to the value.

@@ -103,7 +103,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   std::unique_ptr<Comm> copy = comm_duplicate(*c, &e);
   if (!copy) return raise_error(c, e, "MPI_Comm_idup");
   *request =
-      request_create_op(std::make_unique<IdupOp>(*c, std::move(copy), newcomm), c->errhandler);
+      request_create_op(std::make_unique<IdupOp>(*c, std::move(copy), newcomm), error_scope(*c));
   return MPI_SUCCESS;
 }
 

@@ -1,10 +1,13 @@
-// Error handlers, error strings and classes (MPI_Error_string, MPI_Comm_set_errhandler).
+// Raising errors through handlers, error strings and classes (MPI_Error_string,
+// MPI_Comm_set_errhandler).
 #include "mpi_shim/lib/errors.h"
 
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "mpi_shim/lib/comm.h"
+#include "mpi_shim/lib/error_codes.h"
 #include "mpi_shim/lib/pmpi.h"
 #include "mpi_shim/lib/runtime.h"
 
@@ -59,16 +62,33 @@ int error_from_status(Status s) noexcept {
   }
 }
 
-int raise_error(Comm* comm, int code, const char* fn) {
+ErrorScope error_scope(const Comm* comm) {
   if (!comm) comm = comm_get(MPI_COMM_WORLD);
-  if (comm && comm->errhandler == MPI_ERRORS_RETURN) return code;
+  if (!comm) return ErrorScope{};  // outside Init..Finalize
+  return ErrorScope{comm->errhandler, comm->handle};
+}
+
+int raise_in_scope(const ErrorScope& scope, int code, const char* fn) {
+  if (scope.handler == MPI_ERRORS_RETURN) return code;
+  if (MPI_Comm_errhandler_function* user = errhandler_function(scope.handler)) {
+    MPI_Comm comm = scope.comm;
+    int passed = code;
+    user(&comm, &passed, fn);
+    return code;
+  }
+  std::string user_text;
   const char* text = error_text(code);
+  if (!text && user_error(code, nullptr, &user_text)) text = user_text.c_str();
   Runtime* rt = runtime();
-  std::fprintf(stderr, "torus MPI: rank %d: %s: %s (error class %d); aborting the job\n",
+  std::fprintf(stderr, "torus MPI: rank %d: %s: %s (error code %d); aborting the job\n",
                rt ? rt->world_rank : 0, fn, text ? text : "unknown error", code);
   std::fflush(stderr);
   PMPI_Abort(MPI_COMM_WORLD, code);
   return code;  // not reached
+}
+
+int raise_error(Comm* comm, int code, const char* fn) {
+  return raise_in_scope(error_scope(comm), code, fn);
 }
 
 }  // namespace torus::mpi
@@ -78,7 +98,9 @@ using namespace torus::mpi;
 extern "C" {
 
 int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
+  std::string user_text;
   const char* text = error_text(errorcode);
+  if (!text && user_error(errorcode, nullptr, &user_text)) text = user_text.c_str();
   if (!text) return MPI_ERR_ARG;
   std::snprintf(string, MPI_MAX_ERROR_STRING, "%s", text);
   *resultlen = static_cast<int>(std::strlen(string));
@@ -86,17 +108,18 @@ int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
 }
 
 int PMPI_Error_class(int errorcode, int* errorclass) {
-  // No error codes beyond the classes yet: a code is its own class.
-  if (!error_text(errorcode)) return MPI_ERR_ARG;
-  *errorclass = errorcode;
-  return MPI_SUCCESS;
+  // The library's codes are their own classes; the application's know theirs.
+  if (error_text(errorcode)) {
+    *errorclass = errorcode;
+    return MPI_SUCCESS;
+  }
+  return user_error(errorcode, errorclass, nullptr) ? MPI_SUCCESS : MPI_ERR_ARG;
 }
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Comm_set_errhandler");
-  if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN &&
-      errhandler != MPI_ERRORS_ABORT)
+  if (!errhandler_settable(errhandler))
     return raise_error(c, MPI_ERR_ARG, "MPI_Comm_set_errhandler");
   c->errhandler = errhandler;
   return MPI_SUCCESS;
@@ -105,6 +128,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Comm_get_errhandler");
+  if (!errhandler) return raise_error(c, MPI_ERR_ARG, "MPI_Comm_get_errhandler");
   *errhandler = c->errhandler;
   return MPI_SUCCESS;
 }

@@ -32,7 +32,7 @@ struct VStaging {
 int start(const Comm& c, std::unique_ptr<PendingOp> op, std::unique_ptr<VStaging> st,
           MPI_Request* request) {
   auto staged = std::make_unique<StagedOp<VStaging>>(std::move(op), std::move(st));
-  *request = request_create_op(std::move(staged), c.errhandler);
+  *request = request_create_op(std::move(staged), error_scope(c));
   return MPI_SUCCESS;
 }
 

@@ -10,14 +10,14 @@ namespace torus::mpi {
 MPI_Request icoll_done_request(const Comm& c) {
   MPI_Status st;
   status_empty(&st);
-  return request_create(nullptr, false, c.errhandler, st);
+  return request_create(nullptr, false, error_scope(c), st);
 }
 
 int icoll_start(const Comm& c, std::unique_ptr<PendingOp> op, std::unique_ptr<Staging> staging,
                 MPI_Request* request) {
   if (staging && staging->staged())
     op = std::make_unique<StagedOp<Staging>>(std::move(op), std::move(staging));
-  *request = request_create_op(std::move(op), c.errhandler);
+  *request = request_create_op(std::move(op), error_scope(c));
   return MPI_SUCCESS;
 }
 

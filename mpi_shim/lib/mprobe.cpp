@@ -195,7 +195,7 @@ int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* messag
   MPI_Status done;
   status_empty(&done);
   Comm* c = comm_get(held.comm);
-  const MPI_Errhandler eh = c ? c->errhandler : MPI_ERRORS_ARE_FATAL;
+  const ErrorScope eh = error_scope(c);
   Request* req = nullptr;
   if (!no_proc) {
     Status s = runtime()->worker->tag_msg_recv(held.msg, view.data(), view.bytes(), &req);

@@ -83,7 +83,7 @@ int run(Comm* c, std::unique_ptr<Neighbor> n, int err, MPI_Request* request, con
                                 n->rblocks.counts(), n->rblocks.offsets());
   auto op = std::make_unique<StagedOp<Neighbor>>(std::move(inner), std::move(n));
   if (request) {
-    *request = request_create_op(std::move(op), c->errhandler);
+    *request = request_create_op(std::move(op), error_scope(*c));
     return MPI_SUCCESS;
   }
   const auto since = std::chrono::steady_clock::now();

@@ -93,7 +93,7 @@ int do_isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, M
   MPI_Status done{};
   status_empty(&done);
   if (dest == MPI_PROC_NULL) {
-    *request = request_create(nullptr, false, c->errhandler, done);
+    *request = request_create(nullptr, false, error_scope(*c), done);
     return MPI_SUCCESS;
   }
   SendView v;
@@ -102,8 +102,8 @@ int do_isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, M
   Status s = post_send(*c, c->context_id, v.data(), v.bytes(), dest, tag, sync, &req);
   if (torus::is_error(s)) return raise_error(c, error_from_status(s), fn);
   *request = v.staged() ? request_create_op(std::make_unique<StagedSend>(std::move(v), req),
-                                            c->errhandler)
-                        : request_create(req, false, c->errhandler, done);
+                                            error_scope(*c))
+                        : request_create(req, false, error_scope(*c), done);
   return MPI_SUCCESS;
 }
 
@@ -180,7 +180,7 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
   MPI_Status done{};
   status_empty(&done);
   if (source == MPI_PROC_NULL) {
-    *request = request_create(nullptr, true, c->errhandler, done);
+    *request = request_create(nullptr, true, error_scope(*c), done);
     return MPI_SUCCESS;
   }
   RecvView v;
@@ -190,8 +190,8 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
   Status s = post_recv(*c, c->context_id, v.data(), v.bytes(), source, tag, &req);
   if (torus::is_error(s)) return raise_error(c, error_from_status(s), "MPI_Irecv");
   *request = v.staged() ? request_create_op(std::make_unique<StagedRecv>(std::move(v), req),
-                                            c->errhandler)
-                        : request_create(req, true, c->errhandler, done);
+                                            error_scope(*c))
+                        : request_create(req, true, error_scope(*c), done);
   return MPI_SUCCESS;
 }
 

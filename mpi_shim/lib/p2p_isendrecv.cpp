@@ -74,7 +74,7 @@ int post(Comm& c, SendView sv, int dest, int sendtag, RecvView rv, int source, i
   }
   *request = request_create_op(std::make_unique<SendRecvOp>(std::move(send), std::move(recv),
                                                             std::move(copy), send_error),
-                               c.errhandler);
+                               error_scope(c));
   return MPI_SUCCESS;
 }
 

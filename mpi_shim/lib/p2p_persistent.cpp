@@ -105,16 +105,16 @@ int send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int t
   if (int e = p2p_check_typed(c, count, datatype, dest, tag, false)) return raise_error(c, e, fn);
   *request = request_create_persistent(
       std::make_unique<SendOp>(buf, count, type_hold(datatype), dest, tag, comm, mode), false,
-      c->errhandler);
+      error_scope(*c));
   return MPI_SUCCESS;
 }
 
 // Starts one request; errors go to the request's communicator's handler.
 int start_one(MPI_Request* request, const char* fn) {
-  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-  int code = request_start(*request, &eh);
-  if (code == MPI_SUCCESS) return code;
-  return eh == MPI_ERRHANDLER_NULL ? raise_error(nullptr, code, fn) : request_error(eh, code, fn);
+  // An invalid request leaves the scope as it is: MPI_COMM_WORLD's handler.
+  ErrorScope errors = error_scope(nullptr);
+  int code = request_start(*request, &errors);
+  return request_error(errors, code, fn);
 }
 
 }  // namespace
@@ -152,7 +152,7 @@ int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int 
     return raise_error(c, e, "MPI_Recv_init");
   *request = request_create_persistent(
       std::make_unique<RecvOp>(buf, count, type_hold(datatype), source, tag, comm), true,
-      c->errhandler);
+      error_scope(*c));
   return MPI_SUCCESS;
 }
 

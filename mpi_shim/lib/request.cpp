@@ -84,7 +84,7 @@ Slot* slot_alloc(MPI_Request* handle) {
   // Fresh or freed (slot_free emptied its owning pointers): the plain fields get defaults.
   s->req = nullptr;
   s->is_recv = false;
-  s->errhandler = MPI_ERRORS_ARE_FATAL;
+  s->errors = ErrorScope{};
   s->done_status = MPI_Status{};
   s->done_code = MPI_SUCCESS;
   s->active = false;
@@ -157,46 +157,45 @@ void slot_wait(Slot* s) {
   }
 }
 
-int request_error(MPI_Errhandler eh, int code, const char* fn) {
-  if (code == MPI_SUCCESS || eh == MPI_ERRORS_RETURN) return code;
-  return raise_error(nullptr, code, fn);
+int request_error(const ErrorScope& errors, int code, const char* fn) {
+  return code == MPI_SUCCESS ? code : raise_in_scope(errors, code, fn);
 }
 
-MPI_Request request_create(Request* req, bool is_recv, MPI_Errhandler errhandler,
+MPI_Request request_create(Request* req, bool is_recv, const ErrorScope& errors,
                            const MPI_Status& done_status) {
   MPI_Request handle;
   Slot* s = slot_alloc(&handle);
   s->req = req;
   s->is_recv = is_recv;
-  s->errhandler = errhandler;
+  s->errors = errors;
   s->done_status = done_status;
   s->done_code = done_status.MPI_ERROR;
   return handle;
 }
 
-MPI_Request request_create_op(std::unique_ptr<PendingOp> op, MPI_Errhandler errhandler) {
+MPI_Request request_create_op(std::unique_ptr<PendingOp> op, const ErrorScope& errors) {
   MPI_Request handle;
   Slot* s = slot_alloc(&handle);
   s->op = std::move(op);
-  s->errhandler = errhandler;
+  s->errors = errors;
   return handle;
 }
 
 MPI_Request request_create_persistent(std::unique_ptr<PersistentOp> op, bool is_recv,
-                                      MPI_Errhandler errhandler) {
+                                      const ErrorScope& errors) {
   MPI_Request handle;
   Slot* s = slot_alloc(&handle);
   s->persistent = std::move(op);
   s->is_recv = is_recv;
-  s->errhandler = errhandler;
+  s->errors = errors;
   status_empty(&s->done_status);
   return handle;
 }
 
-int request_start(MPI_Request request, MPI_Errhandler* errhandler) {
+int request_start(MPI_Request request, ErrorScope* errors) {
   Slot* s = slot_of(request);
   if (!s || !s->persistent || s->active) return MPI_ERR_REQUEST;
-  *errhandler = s->errhandler;
+  *errors = s->errors;
   Request* req = nullptr;
   std::unique_ptr<PendingOp> op;
   if (int code = s->persistent->start_op(&req, &op)) return code;
@@ -222,13 +221,13 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
   Slot* s = slot_of(*request);
   if (!s) return raise_error(nullptr, MPI_ERR_REQUEST, "MPI_Wait");
   slot_wait(s);
-  MPI_Errhandler eh = s->errhandler;
+  const ErrorScope eh = s->errors;
   return request_error(eh, slot_retire(request, s, status), "MPI_Wait");
 }
 
 int PMPI_Waitall(int count, MPI_Request* requests, MPI_Status* statuses) {
   bool failed = false;
-  MPI_Errhandler eh = MPI_ERRORS_ARE_FATAL;
+  ErrorScope eh;
   int first_code = MPI_SUCCESS;
   for (int i = 0; i < count; ++i) {
     MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
@@ -239,7 +238,7 @@ int PMPI_Waitall(int count, MPI_Request* requests, MPI_Status* statuses) {
     Slot* s = slot_of(requests[i]);
     if (!s) return raise_error(nullptr, MPI_ERR_REQUEST, "MPI_Waitall");
     slot_wait(s);
-    MPI_Errhandler this_eh = s->errhandler;
+    const ErrorScope this_eh = s->errors;
     int code = slot_retire(&requests[i], s, st);
     if (code != MPI_SUCCESS && !failed) {
       failed = true;
@@ -269,7 +268,7 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     }
   }
   *flag = 1;
-  MPI_Errhandler eh = s->errhandler;
+  const ErrorScope eh = s->errors;
   return request_error(eh, slot_retire(request, s, status), "MPI_Test");
 }
 
@@ -285,7 +284,7 @@ int PMPI_Waitany(int count, MPI_Request* requests, int* index, MPI_Status* statu
       any_active = true;
       if (slot_done(s)) {
         *index = i;
-        MPI_Errhandler eh = s->errhandler;
+        const ErrorScope eh = s->errors;
         return request_error(eh, slot_retire(&requests[i], s, status), "MPI_Waitany");
       }
     }
@@ -310,7 +309,7 @@ int PMPI_Testany(int count, MPI_Request* requests, int* index, int* flag, MPI_St
     if (slot_done(s)) {
       *index = i;
       *flag = 1;
-      MPI_Errhandler eh = s->errhandler;
+      const ErrorScope eh = s->errors;
       return request_error(eh, slot_retire(&requests[i], s, status), "MPI_Testany");
     }
   }

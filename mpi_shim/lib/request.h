@@ -7,15 +7,16 @@
 
 #include "core/api/torus.hpp"
 #include "mpi_shim/include/mpi.h"
+#include "mpi_shim/lib/errors.h"
 
 namespace torus::mpi {
 
 struct Comm;
 
 // A new handle for `req` (nullptr: the operation finished when posted, with `done_status`).
-// `errhandler` is the communicator's, kept here because the communicator may be freed
+// `errors` is the communicator's, kept here because the communicator may be freed
 // while the request is pending.
-MPI_Request request_create(Request* req, bool is_recv, MPI_Errhandler errhandler,
+MPI_Request request_create(Request* req, bool is_recv, const ErrorScope& errors,
                            const MPI_Status& done_status);
 
 // An operation of several steps behind one MPI_Request (nonblocking collectives, receives of
@@ -35,7 +36,7 @@ class PendingOp {
 };
 
 // A handle for a multi-step operation; the request table owns `op` from now on.
-MPI_Request request_create_op(std::unique_ptr<PendingOp> op, MPI_Errhandler errhandler);
+MPI_Request request_create_op(std::unique_ptr<PendingOp> op, const ErrorScope& errors);
 
 // The operation behind a persistent request (MPI_Send_init, Recv_init, ...), posted anew by
 // each MPI_Start.
@@ -55,10 +56,10 @@ class PersistentOp {
 
 // An inactive persistent request; the request table owns `op` from now on.
 MPI_Request request_create_persistent(std::unique_ptr<PersistentOp> op, bool is_recv,
-                                      MPI_Errhandler errhandler);
+                                      const ErrorScope& errors);
 // MPI_Start's work: posts an inactive persistent request. Returns an MPI error code
 // (MPI_ERR_REQUEST for a request that is not persistent or still active), not yet passed to
 // an error handler.
-int request_start(MPI_Request request, MPI_Errhandler* errhandler);
+int request_start(MPI_Request request, ErrorScope* errors);
 
 }  // namespace torus::mpi

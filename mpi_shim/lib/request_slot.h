@@ -17,7 +17,7 @@ struct Slot {
   Request* req = nullptr;
   std::unique_ptr<PendingOp> op;
   bool is_recv = false;
-  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  ErrorScope errors;
   MPI_Status done_status{};
   int done_code = MPI_SUCCESS;
   // Persistent requests (MPI_Send_init, ...): the operation MPI_Start posts again; `active`
@@ -42,7 +42,7 @@ void slot_settle(Slot* s);
 // then frees the handle (*handle becomes MPI_REQUEST_NULL) or, for a persistent request,
 // makes it inactive. Returns the operation's MPI error code.
 int slot_retire(MPI_Request* handle, Slot* s, MPI_Status* st);
-// MPI_ERRORS_RETURN on the request's communicator returns the code; otherwise the job ends.
-int request_error(MPI_Errhandler eh, int code, const char* fn);
+// Reports a failed request's code through its communicator's handler (raise_in_scope).
+int request_error(const ErrorScope& errors, int code, const char* fn);
 
 }  // namespace torus::mpi

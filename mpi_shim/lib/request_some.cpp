@@ -32,12 +32,12 @@ bool complete_finished(int incount, MPI_Request* requests, int* outcount, int* i
     if (slot_done(s)) indices[n++] = i;
   }
   if (!any_active) return false;
-  MPI_Errhandler eh = MPI_ERRORS_ARE_FATAL;
+  ErrorScope eh;
   int first = MPI_SUCCESS;
   for (int k = 0; k < n; ++k) {
     MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[k];
     Slot* s = slot_of(requests[indices[k]]);
-    const MPI_Errhandler this_eh = s->errhandler;
+    const ErrorScope this_eh = s->errors;
     const int c = slot_retire(&requests[indices[k]], s, st);
     if (c != MPI_SUCCESS && first == MPI_SUCCESS) {
       first = c;

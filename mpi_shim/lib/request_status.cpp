@@ -50,7 +50,7 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
   *flag = 1;
   slot_settle(s);
   if (status != MPI_STATUS_IGNORE) *status = s->done_status;
-  return request_error(s->errhandler, s->done_code, "MPI_Request_get_status");
+  return request_error(s->errors, s->done_code, "MPI_Request_get_status");
 }
 
 int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
