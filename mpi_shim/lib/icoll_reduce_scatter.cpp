@@ -35,7 +35,7 @@ class IreduceScatter final : public IcollOp {
     // the result is written from the start of rbuf, over the input, so it is copied first.
     in_place_ = sbuf == MPI_IN_PLACE;
     slots_.resize(mine_ * (in_place_ ? n : n - 1));
-    if (in_place_) copy_bytes(slot(r), in_ + disp_[r], mine_);
+    if (in_place_ && mine_) copy_bytes(slot(r), in_ + disp_[r], mine_);
     for (size_t p = 0; p < n; ++p)
       if (p != r && counts[p]) connect(c, static_cast<int>(p));
   }

@@ -198,7 +198,10 @@ int request_start(MPI_Request request, ErrorScope* errors) {
   *errors = s->errors;
   Request* req = nullptr;
   std::unique_ptr<PendingOp> op;
-  if (int code = s->persistent->start_op(&req, &op)) return code;
+  if (int code = s->persistent->start_op(&req, &op)) {
+    if (s->persistent->raises_own_errors()) errors->handler = MPI_ERRORS_RETURN;
+    return code;
+  }
   s->req = req;
   s->op = std::move(op);
   status_empty(&s->done_status);

@@ -52,6 +52,9 @@ class PersistentOp {
     op->reset();
     return start(req);
   }
+  // Whether a failing start has already passed its error to the handler (a persistent
+  // collective starts through the MPI_I* call, which does), so MPI_Start must not again.
+  virtual bool raises_own_errors() const { return false; }
 };
 
 // An inactive persistent request; the request table owns `op` from now on.
