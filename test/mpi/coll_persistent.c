@@ -14,7 +14,7 @@ static int rank, size;
 enum { kRounds = 4 };
 
 static void allreduce_rounds(void) {
-  int in[3], out[3];
+  int in[3] = {0, 0, 0}, out[3] = {0, 0, 0};
   MPI_Request req;
   CHECK_MPI(MPI_Allreduce_init(in, out, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
   for (int round = 0; round < kRounds; ++round) {
