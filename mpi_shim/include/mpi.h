@@ -665,6 +665,31 @@ TORUS_MPI_FN(int, Alltoallw_init, (const void* sendbuf, const int sendcounts[], 
                                    const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
                                    MPI_Request* request))
 
+TORUS_MPI_FN(int, Neighbor_allgather_init, (const void* sendbuf, int sendcount,
+                                            MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                            MPI_Request* request))
+TORUS_MPI_FN(int, Neighbor_allgatherv_init, (const void* sendbuf, int sendcount,
+                                             MPI_Datatype sendtype, void* recvbuf,
+                                             const int recvcounts[], const int displs[],
+                                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                             MPI_Request* request))
+TORUS_MPI_FN(int, Neighbor_alltoall_init, (const void* sendbuf, int sendcount,
+                                           MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                           MPI_Request* request))
+TORUS_MPI_FN(int, Neighbor_alltoallv_init, (const void* sendbuf, const int sendcounts[],
+                                            const int sdispls[], MPI_Datatype sendtype,
+                                            void* recvbuf, const int recvcounts[],
+                                            const int rdispls[], MPI_Datatype recvtype,
+                                            MPI_Comm comm, MPI_Info info, MPI_Request* request))
+TORUS_MPI_FN(int, Neighbor_alltoallw_init, (const void* sendbuf, const int sendcounts[],
+                                            const MPI_Aint sdispls[],
+                                            const MPI_Datatype sendtypes[], void* recvbuf,
+                                            const int recvcounts[], const MPI_Aint rdispls[],
+                                            const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                            MPI_Info info, MPI_Request* request))
+
 /* Info objects (hints are accepted and ignored). */
 TORUS_MPI_FN(int, Info_create, (MPI_Info* info))
 TORUS_MPI_FN(int, Info_dup, (MPI_Info info, MPI_Info* newinfo))

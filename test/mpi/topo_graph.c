@@ -5,7 +5,8 @@
  * by other ranks than their ends) with their neighbor queries; Neighbor_allgather(v) and
  * Neighbor_alltoall(v/w) on all three topologies, blocking and not, on a grid whose
  * non-periodic edges must leave their blocks untouched (also through a staged strided
- * type); every block against a local reference; the error classes. Any size. */
+ * type); the persistent (_init) forms over rounds; every block against a local reference;
+ * the error classes. Any size. */
 #include <string.h>
 
 #include "check.h"
@@ -241,6 +242,67 @@ static void grid(int ndims, int periodic_all, int stride, int nonblocking) {
   CHECK_MPI(MPI_Comm_free(&g));
 }
 
+/* ---- Persistent neighborhood collectives: on a periodic ring (below and above the same
+ * process at 1 and 2 ranks) an alltoall and an allgather restarted over rounds with new
+ * data; on the adjacent distributed graph an alltoallv and an alltoallw whose count arrays
+ * are overwritten after init. */
+static void persistent_neighbors(void) {
+  int dims[1] = {size}, periods[1] = {1};
+  MPI_Comm ring;
+  CHECK_MPI(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
+  int below, above;
+  CHECK_MPI(MPI_Cart_shift(ring, 0, 1, &below, &above));
+  int out[2], in[2], mine = 0, all[2];
+  MPI_Request req[4];
+  CHECK_MPI(MPI_Neighbor_alltoall_init(out, 1, MPI_INT, in, 1, MPI_INT, ring, MPI_INFO_NULL,
+                                       &req[0]));
+  CHECK_MPI(MPI_Neighbor_allgather_init(&mine, 1, MPI_INT, all, 1, MPI_INT, ring,
+                                        MPI_INFO_NULL, &req[1]));
+  for (int round = 0; round < 3; ++round) {
+    out[0] = value(rank, 0, round);
+    out[1] = value(rank, 1, round);
+    mine = value(rank, 9, round);
+    CHECK_MPI(MPI_Startall(2, req));
+    CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+    CHECK(in[0] == value(below, 1, round) && in[1] == value(above, 0, round));
+    CHECK(all[0] == value(below, 9, round) && all[1] == value(above, 9, round));
+  }
+  CHECK_MPI(MPI_Request_free(&req[0]));
+  CHECK_MPI(MPI_Request_free(&req[1]));
+  CHECK_MPI(MPI_Comm_free(&ring));
+
+  int dst[2], src[2] = {(rank + size - 1) % size, (rank + 2 * size - 2) % size};
+  adjacent_out(rank, dst);
+  MPI_Comm d;
+  CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, src, MPI_UNWEIGHTED, 2, dst,
+                                           MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &d));
+  int sc[2] = {1, 1}, sd[2] = {0, 1}, rc[2] = {1, 1}, rd[2] = {0, 1};
+  MPI_Aint sb[2] = {0, sizeof(int)}, rb[2] = {0, sizeof(int)};
+  MPI_Datatype ts[2] = {MPI_INT, MPI_INT};
+  int vin[2], win[2];
+  CHECK_MPI(MPI_Neighbor_alltoallv_init(out, sc, sd, MPI_INT, vin, rc, rd, MPI_INT, d,
+                                        MPI_INFO_NULL, &req[2]));
+  CHECK_MPI(MPI_Neighbor_alltoallw_init(out, sc, sb, ts, win, rc, rb, ts, d, MPI_INFO_NULL,
+                                        &req[3]));
+  sc[0] = sc[1] = rc[0] = rc[1] = -1; /* the requests kept their own */
+  sb[0] = rb[1] = -4;
+  for (int round = 0; round < 2; ++round) {
+    out[0] = value(rank, 0, 10 + round);
+    out[1] = value(rank, 1, 10 + round);
+    CHECK_MPI(MPI_Startall(2, &req[2]));
+    CHECK_MPI(MPI_Waitall(2, &req[2], MPI_STATUSES_IGNORE));
+    for (int b = 0; b < 2; ++b) {
+      int theirs[2];
+      adjacent_out(src[b], theirs);
+      const int j = nth(theirs, 2, rank, occurrence(src, b));
+      CHECK(vin[b] == value(src[b], j, 10 + round) && win[b] == vin[b]);
+    }
+  }
+  CHECK_MPI(MPI_Request_free(&req[2]));
+  CHECK_MPI(MPI_Request_free(&req[3]));
+  CHECK_MPI(MPI_Comm_free(&d));
+}
+
 static void errors(void) {
   CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   int x = 0, y = 0, nn, ne;
@@ -286,6 +348,7 @@ int main(int argc, char** argv) {
       grid(2, 0, stride, nonblocking);
       grid(1, 1, stride, nonblocking);
     }
+  persistent_neighbors();
   errors();
   CHECK_MPI(MPI_Finalize());
   if (rank == 0) printf("mpi topo_graph ok: %d ranks\n", size);
