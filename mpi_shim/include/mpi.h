@@ -375,6 +375,8 @@ TORUS_MPI_FN(int, Type_create_struct, (int count, const int array_of_blocklength
                                        const MPI_Aint array_of_displacements[],
                                        const MPI_Datatype array_of_types[],
                                        MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_set_name, (MPI_Datatype datatype, const char* type_name))
+TORUS_MPI_FN(int, Type_get_name, (MPI_Datatype datatype, char* type_name, int* resultlen))
 TORUS_MPI_FN(int, Type_create_subarray, (int ndims, const int array_of_sizes[],
                                          const int array_of_subsizes[],
                                          const int array_of_starts[], int order,

@@ -21,6 +21,7 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
   if (!datatype) return raise_error(nullptr, MPI_ERR_ARG, "MPI_Type_free");
   // Predefined handles are not in the table, so they are refused here too.
   if (!type_uninstall(*datatype)) return raise_error(nullptr, MPI_ERR_TYPE, "MPI_Type_free");
+  type_name_forget(*datatype);
   *datatype = MPI_DATATYPE_NULL;
   return MPI_SUCCESS;
 }

@@ -27,6 +27,8 @@ const TypeInfo* type_lookup_raw(MPI_Datatype handle) noexcept;
 // Drops a derived handle; false when it names no derived type. Pending users keep their
 // TypeRef, so the layout lives on until they finish.
 bool type_uninstall(MPI_Datatype handle);
+// Drops the name MPI_Type_set_name gave a handle (type_name.cpp), when the handle is freed.
+void type_name_forget(MPI_Datatype handle);
 
 // Runs a constructor's body (returning an MPI error code), turning an allocation failure of a
 // huge flattened layout into MPI_ERR_NO_MEM.

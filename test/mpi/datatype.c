@@ -3,7 +3,7 @@
  * Pack byte for byte against a locally computed sequence, Unpack touching exactly the typemap;
  * a real transfer of packed bytes (MPI_BYTE and MPI_PACKED) with Get_count/Get_elements on
  * the status, partial messages included; Type_free of types others are built from;
- * get_envelope/get_contents; absolute addresses with MPI_BOTTOM; error classes. Any size. */
+ * get_envelope/get_contents; Type_set_name/get_name; absolute addresses with MPI_BOTTOM; error classes. Any size. */
 #include <stddef.h>
 #include <string.h>
 
@@ -526,6 +526,37 @@ static void errors(void) {
   CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 
+/* Type_set_name / Type_get_name: predefined names, renaming, a long name cut, a derived
+ * type's name forgotten when its handle is freed. */
+static void names(void) {
+  char name[MPI_MAX_OBJECT_NAME];
+  int len = -1;
+  CHECK_MPI(MPI_Type_get_name(MPI_DOUBLE, name, &len));
+  CHECK(strcmp(name, "MPI_DOUBLE") == 0 && len == 10);
+  MPI_Datatype t;
+  CHECK_MPI(MPI_Type_contiguous(3, MPI_INT, &t));
+  CHECK_MPI(MPI_Type_get_name(t, name, &len));
+  CHECK(len == 0 && name[0] == '\0');
+  CHECK_MPI(MPI_Type_set_name(t, "triple"));
+  CHECK_MPI(MPI_Type_get_name(t, name, &len));
+  CHECK(strcmp(name, "triple") == 0 && len == 6);
+  char longname[300];
+  memset(longname, 'x', sizeof longname - 1);
+  longname[sizeof longname - 1] = '\0';
+  CHECK_MPI(MPI_Type_set_name(t, longname));
+  CHECK_MPI(MPI_Type_get_name(t, name, &len));
+  CHECK(len == MPI_MAX_OBJECT_NAME - 1 && (int)strlen(name) == len);
+  CHECK_MPI(MPI_Type_free(&t));
+  CHECK_MPI(MPI_Type_contiguous(2, MPI_INT, &t)); /* may reuse the freed handle */
+  CHECK_MPI(MPI_Type_get_name(t, name, &len));
+  CHECK(len == 0);
+  CHECK_MPI(MPI_Type_free(&t));
+  CHECK_MPI(MPI_Type_set_name(MPI_INT, "renamed int"));
+  CHECK_MPI(MPI_Type_get_name(MPI_INT, name, &len));
+  CHECK(strcmp(name, "renamed int") == 0);
+  CHECK_MPI(MPI_Type_set_name(MPI_INT, "MPI_INT"));
+}
+
 int main(int argc, char** argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
@@ -536,6 +567,7 @@ int main(int argc, char** argv) {
   transfer_counts();
   transfer_packed();
   envelopes();
+  names();
   errors();
   CHECK_MPI(MPI_Type_free(&t_vec));
   CHECK_MPI(MPI_Type_free(&t_negvec));
