@@ -375,6 +375,14 @@ TORUS_MPI_FN(int, Type_create_struct, (int count, const int array_of_blocklength
                                        const MPI_Aint array_of_displacements[],
                                        const MPI_Datatype array_of_types[],
                                        MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Pack_external, (const char datarep[], const void* inbuf, int incount,
+                                  MPI_Datatype datatype, void* outbuf, MPI_Aint outsize,
+                                  MPI_Aint* position))
+TORUS_MPI_FN(int, Unpack_external, (const char datarep[], const void* inbuf, MPI_Aint insize,
+                                    MPI_Aint* position, void* outbuf, int outcount,
+                                    MPI_Datatype datatype))
+TORUS_MPI_FN(int, Pack_external_size, (const char datarep[], int incount,
+                                       MPI_Datatype datatype, MPI_Aint* size))
 TORUS_MPI_FN(int, Type_set_name, (MPI_Datatype datatype, const char* type_name))
 TORUS_MPI_FN(int, Type_get_name, (MPI_Datatype datatype, char* type_name, int* resultlen))
 TORUS_MPI_FN(int, Type_create_subarray, (int ndims, const int array_of_sizes[],
