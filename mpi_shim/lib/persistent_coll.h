@@ -20,6 +20,17 @@ namespace torus::mpi::persistent {
 class Started final : public PendingOp {
  public:
   explicit Started(MPI_Request inner) : inner_(inner) {}
+  Started(const Started&) = delete;
+  Started& operator=(const Started&) = delete;
+  // Destroyed without finish(): MPI_Request_free of an active instance, which waited for it
+  // first. Its own request is given back then (not at exit, when the table may be gone).
+  ~Started() override {
+    if (inner_ == MPI_REQUEST_NULL || phase() != Phase::Running) return;
+    if (Slot* s = slot_of(inner_)) {
+      slot_wait(s);
+      (void)slot_retire(&inner_, s, MPI_STATUS_IGNORE);
+    }
+  }
   bool poll() override { return slot_done(slot_of(inner_)); }
   int finish(MPI_Status* status) override { return slot_retire(&inner_, slot_of(inner_), status); }
 
