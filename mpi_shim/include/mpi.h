@@ -383,6 +383,22 @@ TORUS_MPI_FN(int, Unpack_external, (const char datarep[], const void* inbuf, MPI
                                     MPI_Datatype datatype))
 TORUS_MPI_FN(int, Pack_external_size, (const char datarep[], int incount,
                                        MPI_Datatype datatype, MPI_Aint* size))
+typedef int(MPI_Type_copy_attr_function)(MPI_Datatype oldtype, int type_keyval,
+                                         void* extra_state, void* attribute_val_in,
+                                         void* attribute_val_out, int* flag);
+typedef int(MPI_Type_delete_attr_function)(MPI_Datatype datatype, int type_keyval,
+                                           void* attribute_val, void* extra_state);
+#define MPI_TYPE_NULL_COPY_FN ((MPI_Type_copy_attr_function*)0)
+#define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function*)0)
+#define MPI_TYPE_DUP_FN ((MPI_Type_copy_attr_function*)MPI_DUP_FN)
+TORUS_MPI_FN(int, Type_create_keyval, (MPI_Type_copy_attr_function* type_copy_attr_fn,
+                                       MPI_Type_delete_attr_function* type_delete_attr_fn,
+                                       int* type_keyval, void* extra_state))
+TORUS_MPI_FN(int, Type_free_keyval, (int* type_keyval))
+TORUS_MPI_FN(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval, void* attribute_val))
+TORUS_MPI_FN(int, Type_get_attr, (MPI_Datatype datatype, int type_keyval, void* attribute_val,
+                                  int* flag))
+TORUS_MPI_FN(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval))
 TORUS_MPI_FN(int, Type_set_name, (MPI_Datatype datatype, const char* type_name))
 TORUS_MPI_FN(int, Type_get_name, (MPI_Datatype datatype, char* type_name, int* resultlen))
 TORUS_MPI_FN(int, Type_create_subarray, (int ndims, const int array_of_sizes[],

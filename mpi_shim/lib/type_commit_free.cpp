@@ -19,7 +19,10 @@ int PMPI_Type_commit(MPI_Datatype* datatype) {
 
 int PMPI_Type_free(MPI_Datatype* datatype) {
   if (!datatype) return raise_error(nullptr, MPI_ERR_ARG, "MPI_Type_free");
-  // Predefined handles are not in the table, so they are refused here too.
+  // Predefined handles are not in the table, so they are refused here too. Delete callbacks
+  // run first, while the handle is still valid for them; one that fails keeps the type.
+  if (!type_lookup_raw(*datatype)) return raise_error(nullptr, MPI_ERR_TYPE, "MPI_Type_free");
+  if (int e = type_delete_attrs(*datatype)) return raise_error(nullptr, e, "MPI_Type_free");
   if (!type_uninstall(*datatype)) return raise_error(nullptr, MPI_ERR_TYPE, "MPI_Type_free");
   type_name_forget(*datatype);
   *datatype = MPI_DATATYPE_NULL;

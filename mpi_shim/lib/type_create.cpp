@@ -89,7 +89,15 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
     TypeContents c{MPI_COMBINER_DUP, {}, {}, {std::move(old)}};
     return type_create(std::move(layout), std::move(c), committed, newtype);
   });
-  return check(nullptr, e, "MPI_Type_dup");
+  if (e != MPI_SUCCESS) return raise_error(nullptr, e, "MPI_Type_dup");
+  // The attributes' copy callbacks; a failing one fails the call and takes the new type back.
+  if (int ce = type_copy_attrs(oldtype, *newtype)) {
+    (void)type_delete_attrs(*newtype);
+    (void)type_uninstall(*newtype);
+    *newtype = MPI_DATATYPE_NULL;
+    return raise_error(nullptr, ce, "MPI_Type_dup");
+  }
+  return MPI_SUCCESS;
 }
 
 TORUS_MPI_ALIAS(MPI_Type_contiguous)
