@@ -1,4 +1,4 @@
-// MPI_Igather and MPI_Iscatter (linear: the root posts every transfer in one round),
+// MPI_Igather and MPI_Iscatter (the linear Igatherv/Iscatterv with equal blocks),
 // MPI_Iallgather (ring: n - 1 rounds, each forwarding the block received last) and
 // MPI_Ialltoall (every pairwise exchange posted in one round, in the pairwise order: in a
 // nonblocking call nothing is gained by waiting between the steps), as rounds of icoll_op.h.
@@ -19,50 +19,16 @@ const std::byte* block_at(const void* base, size_t block, int i) {
   return static_cast<const std::byte*>(base) + block * static_cast<size_t>(i);
 }
 
-// Gather (scatter = false) or scatter: the root exchanges one block with every other rank.
-class Ilinear final : public IcollOp {
- public:
-  Ilinear(Comm& c, bool scatter, const void* sbuf, void* rbuf, size_t block, int root)
-      : IcollOp(c, static_cast<size_t>(c.rank == root ? c.size : 1)),
-        scatter_(scatter),
-        sbuf_(sbuf),
-        rbuf_(rbuf),
-        block_(block),
-        root_(root) {
-    if (!scatter && rank() != root) connect(c, root);
-    if (scatter && rank() == root)
-      for (int i = 0; i < size(); ++i)
-        if (i != root) connect(c, i);
+// Igather/Iscatter are Igatherv/Iscatterv (icoll_vector.cpp) with every block the same: the
+// counts and offsets those copy are built at the root only, where they are read.
+struct UniformBlocks {
+  std::vector<size_t> counts, offsets;
+  UniformBlocks(const Comm& c, size_t block, int root) {
+    if (c.rank != root) return;
+    counts.assign(static_cast<size_t>(c.size), block);
+    offsets.resize(counts.size());
+    for (size_t i = 0; i < offsets.size(); ++i) offsets[i] = i * block;
   }
-
- private:
-  bool next_round() override {
-    if (posted_) return false;
-    posted_ = true;
-    if (rank() != root_) {
-      if (scatter_) recv(root_, 0, rbuf_, block_);
-      else send(root_, 0, sbuf_, block_);
-      return true;
-    }
-    for (int i = 0; i < size(); ++i) {
-      if (i == root_) continue;
-      if (scatter_) send(i, 0, block_at(sbuf_, block_, i), block_);
-      else recv(i, 0, block_at(rbuf_, block_, i), block_);
-    }
-    // The root's own block, while the others travel.
-    if (scatter_ && rbuf_ != MPI_IN_PLACE && block_)
-      copy_bytes(rbuf_, block_at(sbuf_, block_, root_), block_);
-    if (!scatter_ && sbuf_ != MPI_IN_PLACE && block_)
-      copy_bytes(block_at(rbuf_, block_, root_), sbuf_, block_);
-    return true;
-  }
-
-  bool scatter_;
-  const void* sbuf_;
-  void* rbuf_;
-  size_t block_;
-  int root_;
-  bool posted_ = false;
 };
 
 class Iallgather final : public IcollOp {
@@ -129,12 +95,14 @@ class Ialltoall final : public IcollOp {
 
 std::unique_ptr<PendingOp> igather(Comm& c, const void* sbuf, void* rbuf, size_t block,
                                    int root) {
-  return launch<Ilinear>(c, false, sbuf, rbuf, block, root);
+  const UniformBlocks b(c, block, root);
+  return igatherv(c, sbuf, block, rbuf, b.counts.data(), b.offsets.data(), root);
 }
 
 std::unique_ptr<PendingOp> iscatter(Comm& c, const void* sbuf, void* rbuf, size_t block,
                                     int root) {
-  return launch<Ilinear>(c, true, sbuf, rbuf, block, root);
+  const UniformBlocks b(c, block, root);
+  return iscatterv(c, sbuf, b.counts.data(), b.offsets.data(), rbuf, block, root);
 }
 
 std::unique_ptr<PendingOp> iallgather(Comm& c, const void* sbuf, void* rbuf, size_t block) {
