@@ -22,6 +22,7 @@ typedef int MPI_Group;
 typedef int MPI_Errhandler;
 typedef int MPI_Info;
 typedef int MPI_Message;
+typedef int MPI_Win;
 typedef long MPI_Aint;
 typedef long MPI_Count;
 typedef long long MPI_Offset;
@@ -48,6 +49,7 @@ typedef struct MPI_Status {
 #define MPI_REQUEST_NULL ((MPI_Request)0x2c000000)
 #define MPI_MESSAGE_NULL ((MPI_Message)0x2c000000)
 #define MPI_MESSAGE_NO_PROC ((MPI_Message)0x6c000000)
+#define MPI_WIN_NULL ((MPI_Win)0x20000000)
 
 /* Predefined communicators and groups. */
 #define MPI_COMM_WORLD ((MPI_Comm)0x44000000)
@@ -243,7 +245,19 @@ typedef int(MPI_Delete_function)(MPI_Comm, int, void*, void*);
 #define MPI_ERR_INFO_NOKEY 31
 #define MPI_ERR_NO_MEM 34
 #define MPI_ERR_UNSUPPORTED_OPERATION 44
+#define MPI_ERR_WIN 45
+#define MPI_ERR_BASE 46
+#define MPI_ERR_LOCKTYPE 47
 #define MPI_ERR_KEYVAL 48
+#define MPI_ERR_RMA_CONFLICT 49
+#define MPI_ERR_RMA_SYNC 50
+#define MPI_ERR_SIZE 51
+#define MPI_ERR_DISP 52
+#define MPI_ERR_ASSERT 53
+#define MPI_ERR_RMA_RANGE 55
+#define MPI_ERR_RMA_ATTACH 56
+#define MPI_ERR_RMA_SHARED 57
+#define MPI_ERR_RMA_FLAVOR 58
 #define MPI_ERR_PROC_ABORTED 76
 #define MPI_ERR_LASTCODE 0x3fffffff
 
@@ -821,6 +835,123 @@ TORUS_MPI_FN(int, Ineighbor_alltoallw, (const void* sendbuf, const int sendcount
                                         const int recvcounts[], const MPI_Aint rdispls[],
                                         const MPI_Datatype recvtypes[], MPI_Comm comm,
                                         MPI_Request* request))
+
+/* One-sided communication (windows). Attribute keys, flavors, models, lock types and
+ * assertions carry MPICH's values. */
+#define MPI_WIN_BASE 0x66000001
+#define MPI_WIN_SIZE 0x66000003
+#define MPI_WIN_DISP_UNIT 0x66000005
+#define MPI_WIN_CREATE_FLAVOR 0x66000007
+#define MPI_WIN_MODEL 0x66000009
+#define MPI_WIN_FLAVOR_CREATE 1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC 3
+#define MPI_WIN_FLAVOR_SHARED 4
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED 2
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED 235
+#define MPI_MODE_NOCHECK 1024
+#define MPI_MODE_NOSTORE 2048
+#define MPI_MODE_NOPUT 4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
+#define MPI_Win_c2f(win) (MPI_Fint)(win)
+#define MPI_Win_f2c(win) (MPI_Win)(win)
+typedef int(MPI_Win_copy_attr_function)(MPI_Win oldwin, int win_keyval, void* extra_state,
+                                        void* attribute_val_in, void* attribute_val_out,
+                                        int* flag);
+typedef int(MPI_Win_delete_attr_function)(MPI_Win win, int win_keyval, void* attribute_val,
+                                          void* extra_state);
+#define MPI_WIN_NULL_COPY_FN ((MPI_Win_copy_attr_function*)0)
+#define MPI_WIN_NULL_DELETE_FN ((MPI_Win_delete_attr_function*)0)
+#define MPI_WIN_DUP_FN ((MPI_Win_copy_attr_function*)MPI_DUP_FN)
+typedef void(MPI_Win_errhandler_function)(MPI_Win*, int*, ...);
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
+
+TORUS_MPI_FN(int, Win_create, (void* base, MPI_Aint size, int disp_unit, MPI_Info info,
+                               MPI_Comm comm, MPI_Win* win))
+TORUS_MPI_FN(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                                 void* baseptr, MPI_Win* win))
+TORUS_MPI_FN(int, Win_allocate_shared, (MPI_Aint size, int disp_unit, MPI_Info info,
+                                        MPI_Comm comm, void* baseptr, MPI_Win* win))
+TORUS_MPI_FN(int, Win_shared_query, (MPI_Win win, int rank, MPI_Aint* size, int* disp_unit,
+                                     void* baseptr))
+TORUS_MPI_FN(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win* win))
+TORUS_MPI_FN(int, Win_attach, (MPI_Win win, void* base, MPI_Aint size))
+TORUS_MPI_FN(int, Win_detach, (MPI_Win win, const void* base))
+TORUS_MPI_FN(int, Win_free, (MPI_Win* win))
+TORUS_MPI_FN(int, Win_get_group, (MPI_Win win, MPI_Group* group))
+TORUS_MPI_FN(int, Win_set_info, (MPI_Win win, MPI_Info info))
+TORUS_MPI_FN(int, Win_get_info, (MPI_Win win, MPI_Info* info_used))
+TORUS_MPI_FN(int, Win_set_name, (MPI_Win win, const char* win_name))
+TORUS_MPI_FN(int, Win_get_name, (MPI_Win win, char* win_name, int* resultlen))
+TORUS_MPI_FN(int, Win_create_keyval, (MPI_Win_copy_attr_function* win_copy_attr_fn,
+                                      MPI_Win_delete_attr_function* win_delete_attr_fn,
+                                      int* win_keyval, void* extra_state))
+TORUS_MPI_FN(int, Win_free_keyval, (int* win_keyval))
+TORUS_MPI_FN(int, Win_set_attr, (MPI_Win win, int win_keyval, void* attribute_val))
+TORUS_MPI_FN(int, Win_get_attr, (MPI_Win win, int win_keyval, void* attribute_val, int* flag))
+TORUS_MPI_FN(int, Win_delete_attr, (MPI_Win win, int win_keyval))
+TORUS_MPI_FN(int, Win_create_errhandler, (MPI_Win_errhandler_function* win_errhandler_fn,
+                                          MPI_Errhandler* errhandler))
+TORUS_MPI_FN(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler))
+TORUS_MPI_FN(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler* errhandler))
+TORUS_MPI_FN(int, Win_call_errhandler, (MPI_Win win, int errorcode))
+TORUS_MPI_FN(int, Put, (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Win win))
+TORUS_MPI_FN(int, Get, (void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Win win))
+TORUS_MPI_FN(int, Accumulate, (const void* origin_addr, int origin_count,
+                               MPI_Datatype origin_datatype, int target_rank,
+                               MPI_Aint target_disp, int target_count,
+                               MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+TORUS_MPI_FN(int, Get_accumulate, (const void* origin_addr, int origin_count,
+                                   MPI_Datatype origin_datatype, void* result_addr,
+                                   int result_count, MPI_Datatype result_datatype,
+                                   int target_rank, MPI_Aint target_disp, int target_count,
+                                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+TORUS_MPI_FN(int, Fetch_and_op, (const void* origin_addr, void* result_addr,
+                                 MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
+                                 MPI_Op op, MPI_Win win))
+TORUS_MPI_FN(int, Compare_and_swap, (const void* origin_addr, const void* compare_addr,
+                                     void* result_addr, MPI_Datatype datatype, int target_rank,
+                                     MPI_Aint target_disp, MPI_Win win))
+TORUS_MPI_FN(int, Rput, (const void* origin_addr, int origin_count,
+                         MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                         int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                         MPI_Request* request))
+TORUS_MPI_FN(int, Rget, (void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                         int target_rank, MPI_Aint target_disp, int target_count,
+                         MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request))
+TORUS_MPI_FN(int, Raccumulate, (const void* origin_addr, int origin_count,
+                                MPI_Datatype origin_datatype, int target_rank,
+                                MPI_Aint target_disp, int target_count,
+                                MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                                MPI_Request* request))
+TORUS_MPI_FN(int, Rget_accumulate, (const void* origin_addr, int origin_count,
+                                    MPI_Datatype origin_datatype, void* result_addr,
+                                    int result_count, MPI_Datatype result_datatype,
+                                    int target_rank, MPI_Aint target_disp, int target_count,
+                                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                                    MPI_Request* request))
+TORUS_MPI_FN(int, Win_fence, (int assert, MPI_Win win))
+TORUS_MPI_FN(int, Win_lock, (int lock_type, int rank, int assert, MPI_Win win))
+TORUS_MPI_FN(int, Win_unlock, (int rank, MPI_Win win))
+TORUS_MPI_FN(int, Win_lock_all, (int assert, MPI_Win win))
+TORUS_MPI_FN(int, Win_unlock_all, (MPI_Win win))
+TORUS_MPI_FN(int, Win_flush, (int rank, MPI_Win win))
+TORUS_MPI_FN(int, Win_flush_all, (MPI_Win win))
+TORUS_MPI_FN(int, Win_flush_local, (int rank, MPI_Win win))
+TORUS_MPI_FN(int, Win_flush_local_all, (MPI_Win win))
+TORUS_MPI_FN(int, Win_sync, (MPI_Win win))
+TORUS_MPI_FN(int, Win_post, (MPI_Group group, int assert, MPI_Win win))
+TORUS_MPI_FN(int, Win_start, (MPI_Group group, int assert, MPI_Win win))
+TORUS_MPI_FN(int, Win_complete, (MPI_Win win))
+TORUS_MPI_FN(int, Win_wait, (MPI_Win win))
+TORUS_MPI_FN(int, Win_test, (MPI_Win win, int* flag))
 
 #undef TORUS_MPI_FN
 

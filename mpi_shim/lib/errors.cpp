@@ -42,6 +42,18 @@ const char* error_text(int code) {
     case MPI_ERR_REQUEST: return "invalid request";
     case MPI_ERR_NO_MEM: return "out of memory";
     case MPI_ERR_KEYVAL: return "invalid attribute key";
+    case MPI_ERR_WIN: return "invalid window";
+    case MPI_ERR_BASE: return "invalid base address";
+    case MPI_ERR_LOCKTYPE: return "invalid lock type";
+    case MPI_ERR_RMA_CONFLICT: return "conflicting accesses to a window";
+    case MPI_ERR_RMA_SYNC: return "wrong synchronization of RMA calls (no epoch open for this)";
+    case MPI_ERR_SIZE: return "invalid size argument";
+    case MPI_ERR_DISP: return "invalid displacement argument";
+    case MPI_ERR_ASSERT: return "invalid assertion argument";
+    case MPI_ERR_RMA_RANGE: return "target memory is not part of the window";
+    case MPI_ERR_RMA_ATTACH: return "memory cannot be attached to the window";
+    case MPI_ERR_RMA_SHARED: return "memory cannot be shared among the window's processes";
+    case MPI_ERR_RMA_FLAVOR: return "the window's flavor does not allow this call";
     case MPI_ERR_UNSUPPORTED_OPERATION: return "operation not supported by torus's MPI yet";
     case MPI_ERR_PROC_ABORTED: return "a peer process failed or the connection to it was lost";
     default: return nullptr;
@@ -71,9 +83,10 @@ ErrorScope error_scope(const Comm* comm) {
 int raise_in_scope(const ErrorScope& scope, int code, const char* fn) {
   if (scope.handler == MPI_ERRORS_RETURN) return code;
   if (MPI_Comm_errhandler_function* user = errhandler_function(scope.handler)) {
-    MPI_Comm comm = scope.comm;
+    // MPI_Comm and MPI_Win are both ints: a window's handler has the same shape.
+    MPI_Comm handle = scope.win != MPI_WIN_NULL ? scope.win : scope.comm;
     int passed = code;
-    user(&comm, &passed, fn);
+    user(&handle, &passed, fn);
     return code;
   }
   std::string user_text;

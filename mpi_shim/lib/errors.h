@@ -15,6 +15,7 @@ struct Comm;
 struct ErrorScope {
   MPI_Errhandler handler = MPI_ERRORS_ARE_FATAL;
   MPI_Comm comm = MPI_COMM_WORLD;
+  MPI_Win win = MPI_WIN_NULL;  // set: a window's error, the handler gets the window
 };
 // `comm`'s (nullptr: MPI_COMM_WORLD's).
 ErrorScope error_scope(const Comm* comm);

@@ -13,6 +13,7 @@
 #include "mpi_shim/lib/coll.h"
 #include "mpi_shim/lib/comm.h"
 #include "mpi_shim/lib/tag_layout.h"
+#include "mpi_shim/lib/win.h"
 
 namespace torus::mpi {
 namespace {
@@ -99,6 +100,7 @@ int runtime_stop() {
     std::fprintf(stderr, "torus MPI: MPI_Finalize: closing barrier failed: %s\n",
                  status_string(s));
   bool fenced = !is_error(rt->boot->fence());
+  wins_clear();  // their memory registrations go before the worker
   comms_clear();
   rt->endpoints.clear();
   rt->worker.reset();

@@ -1,0 +1,267 @@
+// MPI_Accumulate, Get_accumulate, Fetch_and_op, Compare_and_swap and the request forms.
+// The origin's data travels packed, cut into chunks that never split an element, one
+// active message each per contiguous target block; the target applies each chunk whole in
+// its progress, so chunks of concurrent accumulates never interleave within an element.
+// The standard's atomicity is per element, which this gives.
+#include <cstring>
+
+#include "mpi_shim/lib/op.h"
+#include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/request.h"
+#include "mpi_shim/lib/status.h"
+#include "mpi_shim/lib/win.h"
+
+namespace torus::mpi {
+namespace {
+
+struct AccArgs {
+  RmaAm kind = RmaAm::Acc;
+  const void* origin = nullptr;
+  int ocount = 0;
+  MPI_Datatype otype = MPI_DATATYPE_NULL;
+  void* result = nullptr;  // GetAcc, Cas
+  int rcount = 0;
+  MPI_Datatype rtype = MPI_DATATYPE_NULL;
+  const void* compare = nullptr;  // Cas
+  int rank = MPI_PROC_NULL;
+  MPI_Aint disp = 0;
+  int tcount = 0;
+  MPI_Datatype ttype = MPI_DATATYPE_NULL;
+  MPI_Op op = MPI_REPLACE;
+};
+
+int check_op(const AccArgs& a, MPI_Datatype basic) {
+  if (a.op == MPI_NO_OP) return a.kind == RmaAm::GetAcc ? MPI_SUCCESS : MPI_ERR_OP;
+  if (a.op == MPI_REPLACE) return MPI_SUCCESS;
+  if (is_user_op(a.op)) return MPI_ERR_OP;  // the standard allows predefined ops only
+  return op_check(a.op, basic);
+}
+
+// The basic type a side's datatype is made of; MPI_ERR_TYPE when mixed or invalid.
+int basic_of(MPI_Datatype type, MPI_Datatype* basic) {
+  const TypeInfo* t = type_info(type);
+  if (!t || !t->committed.load(std::memory_order_relaxed)) return MPI_ERR_TYPE;
+  *basic = op_basic_type(type, nullptr);
+  return *basic == MPI_DATATYPE_NULL ? MPI_ERR_TYPE : MPI_SUCCESS;
+}
+
+// Sends one chunk (retrying smaller when the transport refuses its size); counts it as
+// awaited before it leaves, since a target in this process may answer within the send.
+int send_chunk(Win& w, RmaOp& op, RmaAmHdr h, std::span<const std::byte> payload) {
+  ++op.awaiting;
+  int e = rma_am_send(w, op.target, h, payload);
+  if (e != MPI_SUCCESS) --op.awaiting;
+  return e;
+}
+
+int send_chunks(Win& w, const AccArgs& a, RmaOp& op, uint32_t id, MPI_Datatype basic,
+                const std::vector<RmaBlock>& blocks) {
+  const size_t elem = type_packed_size(basic);
+  const auto* data = static_cast<const std::byte*>(op.origin.data());
+  RmaAmHdr h{};
+  h.kind = a.kind;
+  h.win_id = w.id;
+  h.origin = w.rank;
+  h.op_id = id;
+  h.mpi_op = a.op;
+  h.type = basic;
+  size_t pos = 0;
+  for (const RmaBlock& b : blocks) {
+    for (uint64_t k = 0; k < b.length;) {
+      const uint64_t n = std::min<uint64_t>(rma_chunk_bytes(elem), b.length - k);
+      h.offset = b.offset + k;
+      h.length = n;
+      h.aux2 = pos;
+      std::span<const std::byte> payload;
+      if (a.op != MPI_NO_OP) payload = {data + pos, size_t(n)};
+      int e = send_chunk(w, op, h, payload);
+      if (e == MPI_ERR_UNSUPPORTED_OPERATION && rma_chunk_shrink()) continue;
+      if (e != MPI_SUCCESS) return e;
+      k += n;
+      pos += size_t(n);
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+int start(Win& w, const AccArgs& a, RmaOpRef* out) {
+  if (a.ocount < 0 || a.rcount < 0) return MPI_ERR_COUNT;
+  std::unique_lock lock(rma_mutex());
+  std::vector<RmaBlock> blocks;
+  size_t bytes = 0;
+  if (int e = rma_target(w, a.rank, a.disp, a.tcount, a.ttype, &blocks, &bytes)) return e;
+  MPI_Datatype basic = MPI_DATATYPE_NULL, other = MPI_DATATYPE_NULL;
+  if (int e = basic_of(a.ttype, &basic)) return e;
+  if (int e = check_op(a, basic)) return e;
+  auto op = std::make_shared<RmaOp>();
+  op->target = a.rank;
+  if (a.op != MPI_NO_OP) {
+    if (int e = basic_of(a.otype, &other)) return e;
+    if (other != basic) return MPI_ERR_TYPE;
+    if (int e = op->origin.init(a.origin, a.ocount, a.otype)) return e;
+    if (op->origin.bytes() != bytes) return MPI_ERR_ARG;
+  }
+  if (a.kind != RmaAm::Acc) {
+    if (int e = basic_of(a.rtype, &other)) return e;
+    if (other != basic) return MPI_ERR_TYPE;
+    if (int e = op->into.init(a.result, a.rcount, a.rtype)) return e;
+    if (op->into.bytes() != bytes) return MPI_ERR_ARG;
+  }
+  const uint32_t id = win_track(w, op);
+  int e = MPI_SUCCESS;
+  if (a.kind == RmaAm::Cas) {
+    std::vector<std::byte> both(2 * bytes);
+    std::memcpy(both.data(), a.compare, bytes);
+    std::memcpy(both.data() + bytes, a.origin, bytes);
+    RmaAmHdr h{};
+    h.kind = RmaAm::Cas;
+    h.win_id = w.id;
+    h.origin = w.rank;
+    h.op_id = id;
+    h.type = basic;
+    h.offset = blocks.front().offset;
+    h.length = bytes;
+    e = send_chunk(w, *op, h, both);
+  } else {
+    e = send_chunks(w, a, *op, id, basic, blocks);
+  }
+  if (op->awaiting == 0) w.by_id.erase(id);
+  if (e != MPI_SUCCESS) op->error = e;
+  w.ops.push_back(op);
+  *out = std::move(op);
+  return e;
+}
+
+int run(MPI_Win win, const AccArgs& a, MPI_Request* request, const char* fn) {
+  Win* w = win_get(win);
+  if (!w) return raise_win(nullptr, MPI_ERR_WIN, fn);
+  if (a.rank == MPI_PROC_NULL) {
+    if (request) {
+      MPI_Status st;
+      status_empty(&st);
+      *request = request_create(nullptr, false, win_error_scope(*w), st);
+    }
+    return MPI_SUCCESS;
+  }
+  RmaOpRef op;
+  if (int e = start(*w, a, &op)) return raise_win(w, e, fn);
+  if (request) *request = rma_request(*w, std::move(op));
+  return MPI_SUCCESS;
+}
+
+// Compare_and_swap's types: the integer, logical and byte ones.
+bool cas_type(MPI_Datatype t) {
+  const TypeInfo* info = type_info(t);
+  return info && info->predefined != MPI_DATATYPE_NULL &&
+         (op_valid(MPI_BAND, t) || op_valid(MPI_LAND, t));
+}
+
+}  // namespace
+}  // namespace torus::mpi
+
+using namespace torus;
+using namespace torus::mpi;
+
+extern "C" {
+
+int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  AccArgs a;
+  a.origin = origin_addr;
+  a.ocount = origin_count;
+  a.otype = origin_datatype;
+  a.rank = target_rank;
+  a.disp = target_disp;
+  a.tcount = target_count;
+  a.ttype = target_datatype;
+  a.op = op;
+  return run(win, a, nullptr, "MPI_Accumulate");
+}
+
+int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                     int target_rank, MPI_Aint target_disp, int target_count,
+                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                     MPI_Request* request) {
+  if (!request) return raise_win(win_get(win), MPI_ERR_ARG, "MPI_Raccumulate");
+  AccArgs a;
+  a.origin = origin_addr;
+  a.ocount = origin_count;
+  a.otype = origin_datatype;
+  a.rank = target_rank;
+  a.disp = target_disp;
+  a.tcount = target_count;
+  a.ttype = target_datatype;
+  a.op = op;
+  return run(win, a, request, "MPI_Raccumulate");
+}
+
+int PMPI_Rget_accumulate(const void* origin_addr, int origin_count,
+                         MPI_Datatype origin_datatype, void* result_addr, int result_count,
+                         MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                         int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                         MPI_Win win, MPI_Request* request) {
+  const char* fn = request ? "MPI_Rget_accumulate" : "MPI_Get_accumulate";
+  AccArgs a;
+  a.kind = RmaAm::GetAcc;
+  a.origin = origin_addr;
+  a.ocount = origin_count;
+  a.otype = origin_datatype;
+  a.result = result_addr;
+  a.rcount = result_count;
+  a.rtype = result_datatype;
+  a.rank = target_rank;
+  a.disp = target_disp;
+  a.tcount = target_count;
+  a.ttype = target_datatype;
+  a.op = op;
+  return run(win, a, request, fn);
+}
+
+int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        void* result_addr, int result_count, MPI_Datatype result_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr,
+                              result_count, result_datatype, target_rank, target_disp,
+                              target_count, target_datatype, op, win, nullptr);
+}
+
+int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype,
+                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
+  const TypeInfo* t = type_info(datatype);
+  if (!t || t->predefined == MPI_DATATYPE_NULL)
+    return raise_win(win_get(win), MPI_ERR_TYPE, "MPI_Fetch_and_op");
+  return PMPI_Rget_accumulate(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
+                              target_disp, 1, datatype, op, win, nullptr);
+}
+
+int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr,
+                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
+                          MPI_Win win) {
+  const char* fn = "MPI_Compare_and_swap";
+  if (!cas_type(datatype)) return raise_win(win_get(win), MPI_ERR_TYPE, fn);
+  AccArgs a;
+  a.kind = RmaAm::Cas;
+  a.origin = origin_addr;
+  a.ocount = 1;
+  a.otype = datatype;
+  a.result = result_addr;
+  a.rcount = 1;
+  a.rtype = datatype;
+  a.compare = compare_addr;
+  a.rank = target_rank;
+  a.disp = target_disp;
+  a.tcount = 1;
+  a.ttype = datatype;
+  return run(win, a, nullptr, fn);
+}
+
+TORUS_MPI_ALIAS(MPI_Accumulate)
+TORUS_MPI_ALIAS(MPI_Raccumulate)
+TORUS_MPI_ALIAS(MPI_Get_accumulate)
+TORUS_MPI_ALIAS(MPI_Rget_accumulate)
+TORUS_MPI_ALIAS(MPI_Fetch_and_op)
+TORUS_MPI_ALIAS(MPI_Compare_and_swap)
+
+}  // extern "C"

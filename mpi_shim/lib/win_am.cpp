@@ -1,0 +1,250 @@
+// The RMA protocol's active messages. The target side applies accumulates (reading the old
+// bytes first for Get_accumulate and Compare_and_swap), keeps the window's lock and counts
+// the general active target's post and complete messages; the origin side collects
+// acknowledgements, results, lock grants and region answers. Everything runs inside the
+// worker's progress, one message at a time.
+#include <algorithm>
+#include <cstring>
+
+#include "core/base/log.h"
+#include "mpi_shim/lib/op.h"
+#include "mpi_shim/lib/runtime.h"
+#include "mpi_shim/lib/type_view.h"
+#include "mpi_shim/lib/win.h"
+
+namespace torus::mpi {
+namespace {
+
+// User active-message id 0..63 of the library's own worker; only RMA uses one.
+constexpr unsigned kRmaAmId = 1;
+// A chunk fits one bcopy fragment of the smallest transport (shm's 8 KiB segment), with
+// room for both headers.
+constexpr size_t kChunkStart = 8192 - 256;
+constexpr size_t kChunkFloor = 256;
+std::atomic<size_t> g_chunk{kChunkStart};
+
+Worker* g_installed_on = nullptr;  // guarded by rma_mutex
+
+// Where [offset, offset + length) of the target's window lies in this process, or nullptr.
+std::byte* target_bytes(Win& w, uint64_t offset, uint64_t length) {
+  if (w.flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+    for (const WinRegion& r : w.attached)
+      if (offset >= r.base && length <= r.size && offset - r.base <= r.size - length)
+        return reinterpret_cast<std::byte*>(offset);
+    return nullptr;
+  }
+  const uint64_t size = uint64_t(w.bytes);
+  if (length > size || offset > size - length) return nullptr;
+  return static_cast<std::byte*>(w.base) + offset;
+}
+
+bool rma_op_valid(MPI_Op op, MPI_Datatype type) {
+  if (op == MPI_REPLACE || op == MPI_NO_OP) return true;
+  return !is_user_op(op) && op_valid(op, type);
+}
+
+// Applies one accumulate chunk at the target, first copying the bytes it replaces into
+// `old` (when given). Returns an MPI error code.
+int apply(Win& w, const RmaAmHdr& h, std::span<const std::byte> data, std::byte* old) {
+  std::byte* at = target_bytes(w, h.offset, h.length);
+  if (!at) return MPI_ERR_RMA_RANGE;
+  const MPI_Datatype type = h.type;
+  const size_t elem = type_packed_size(type);
+  if (elem == 0 || h.length % elem != 0 || !rma_op_valid(h.mpi_op, type)) return MPI_ERR_ARG;
+  if (old) std::memcpy(old, at, h.length);
+  if (h.mpi_op == MPI_NO_OP) return MPI_SUCCESS;
+  if (data.size() != h.length) return MPI_ERR_ARG;
+  if (h.mpi_op == MPI_REPLACE) {
+    std::memcpy(at, data.data(), h.length);
+    return MPI_SUCCESS;
+  }
+  // The kernels read typed elements: give them aligned copies of both operands (the
+  // payload sits at any offset in the transport's buffer, the target where the user put it).
+  thread_local std::vector<std::max_align_t> scratch;
+  const size_t words = (h.length + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
+  scratch.resize(2 * words);
+  auto* in = reinterpret_cast<std::byte*>(scratch.data());
+  auto* inout = reinterpret_cast<std::byte*>(scratch.data() + words);
+  std::memcpy(in, data.data(), h.length);
+  std::memcpy(inout, at, h.length);
+  op_apply(h.mpi_op, type, in, inout, inout, h.length / elem);
+  std::memcpy(at, inout, h.length);
+  return MPI_SUCCESS;
+}
+
+int compare_and_swap(Win& w, const RmaAmHdr& h, std::span<const std::byte> data,
+                     std::byte* old) {
+  std::byte* at = target_bytes(w, h.offset, h.length);
+  if (!at) return MPI_ERR_RMA_RANGE;
+  if (data.size() != 2 * h.length) return MPI_ERR_ARG;
+  std::memcpy(old, at, h.length);
+  if (std::memcmp(old, data.data(), h.length) == 0)
+    std::memcpy(at, data.data() + h.length, h.length);
+  return MPI_SUCCESS;
+}
+
+RmaAmHdr reply_to(const Win& w, const RmaAmHdr& h, RmaAm kind) {
+  RmaAmHdr r{};
+  r.kind = kind;
+  r.win_id = w.id;
+  r.origin = w.rank;
+  r.op_id = h.op_id;
+  r.aux2 = h.aux2;
+  return r;
+}
+
+void grant_waiting(Win& w) {
+  while (!w.lock_queue.empty()) {
+    auto [origin, exclusive] = w.lock_queue.front();
+    if (w.exclusive_holder >= 0 || (exclusive && w.shared_holders > 0)) return;
+    w.lock_queue.pop_front();
+    if (exclusive) w.exclusive_holder = origin;
+    else ++w.shared_holders;
+    RmaAmHdr g{};
+    g.kind = RmaAm::LockGrant;
+    g.win_id = w.id;
+    g.origin = w.rank;
+    if (int e = rma_am_send(w, origin, g, {}))
+      TORUS_WARN("RMA lock grant to rank %d failed (MPI error %d)", origin, e);
+  }
+}
+
+// An acknowledgement or result for one of our chunks.
+void on_answer(Win& w, const RmaAmHdr& h, std::span<const std::byte> data) {
+  auto it = w.by_id.find(h.op_id);
+  if (it == w.by_id.end()) {
+    TORUS_WARN("RMA answer for unknown operation %u from rank %d dropped", h.op_id, h.origin);
+    return;
+  }
+  RmaOp& op = *it->second;
+  if (h.aux != MPI_SUCCESS && op.error == MPI_SUCCESS) op.error = int(h.aux);
+  if (h.kind == RmaAm::Result && h.aux == MPI_SUCCESS) {
+    if (h.aux2 > op.into.bytes() || data.size() > op.into.bytes() - h.aux2) {
+      if (op.error == MPI_SUCCESS) op.error = MPI_ERR_INTERN;
+    } else if (!data.empty()) {
+      std::memcpy(static_cast<std::byte*>(op.into.data()) + h.aux2, data.data(), data.size());
+    }
+  }
+  if (op.awaiting > 0 && --op.awaiting == 0) w.by_id.erase(it);
+}
+
+void on_region_query(Win& w, const RmaAmHdr& h) {
+  RmaAmHdr r = reply_to(w, h, RmaAm::RegionReply);
+  std::span<const std::byte> key;
+  for (const WinRegion& g : w.attached) {
+    if (h.offset >= g.base && h.length <= g.size && h.offset - g.base <= g.size - h.length) {
+      r.offset = g.base;
+      r.length = g.size;
+      key = g.rkey;
+      break;
+    }
+  }
+  (void)rma_am_send(w, h.origin, r, key);
+}
+
+void handle(const RmaAmHdr& h, std::span<const std::byte> data) {
+  Win* w = win_by_id(h.win_id);
+  if (!w) {
+    TORUS_DEBUG("RMA message for a window no longer here (id %u) dropped", h.win_id);
+    return;
+  }
+  if (h.origin < 0 || h.origin >= w->size) {
+    TORUS_WARN("RMA message with a bad origin rank %d dropped", h.origin);
+    return;
+  }
+  const size_t from = size_t(h.origin);
+  switch (h.kind) {
+    case RmaAm::Acc: {
+      RmaAmHdr r = reply_to(*w, h, RmaAm::Ack);
+      r.aux = apply(*w, h, data, nullptr);
+      (void)rma_am_send(*w, h.origin, r, {});
+      return;
+    }
+    case RmaAm::GetAcc:
+    case RmaAm::Cas: {
+      std::vector<std::byte> old(h.length);
+      RmaAmHdr r = reply_to(*w, h, RmaAm::Result);
+      r.aux = h.kind == RmaAm::Cas ? compare_and_swap(*w, h, data, old.data())
+                                   : apply(*w, h, data, old.data());
+      (void)rma_am_send(*w, h.origin, r, r.aux == MPI_SUCCESS ? old : std::vector<std::byte>{});
+      return;
+    }
+    case RmaAm::Ack:
+    case RmaAm::Result: return on_answer(*w, h, data);
+    case RmaAm::LockReq:
+      w->lock_queue.emplace_back(h.origin, h.aux != 0);
+      return grant_waiting(*w);
+    case RmaAm::LockGrant: w->granted[from] = 1; return;
+    case RmaAm::Unlock:
+      if (w->exclusive_holder == h.origin) w->exclusive_holder = -1;
+      else if (w->shared_holders > 0) --w->shared_holders;
+      return grant_waiting(*w);
+    case RmaAm::Post: ++w->posts_from[from]; return;
+    case RmaAm::Complete: ++w->completes_from[from]; return;
+    case RmaAm::RegionQuery: return on_region_query(*w, h);
+    case RmaAm::RegionReply:
+      w->region_answer[from] = {h.offset, h.length, nullptr, {data.begin(), data.end()}};
+      ++w->region_replies[from];
+      return;
+  }
+  TORUS_WARN("RMA message of unknown kind %d dropped", int(h.kind));
+}
+
+void on_am(void*, std::span<const std::byte> header, std::span<const std::byte> payload,
+           Endpoint*) {
+  RmaAmHdr h;
+  if (header.size() != sizeof(h)) {
+    TORUS_WARN("RMA message with a %zu-byte header dropped", header.size());
+    return;
+  }
+  std::memcpy(&h, header.data(), sizeof(h));
+  std::lock_guard lock(rma_mutex());
+  handle(h, payload);
+}
+
+void free_copy(Request*, Status, void* user) { delete static_cast<std::vector<std::byte>*>(user); }
+
+}  // namespace
+
+void rma_am_install() {
+  std::lock_guard lock(rma_mutex());
+  Worker* worker = runtime()->worker.get();
+  if (g_installed_on == worker) return;
+  worker->set_am_handler(kRmaAmId, &on_am, nullptr);
+  g_installed_on = worker;
+}
+
+int rma_am_send(const Win& w, int r, const RmaAmHdr& h, std::span<const std::byte> payload) {
+  Endpoint* ep = win_endpoint(w, r);
+  if (!ep) return MPI_ERR_PROC_ABORTED;
+  // A send that cannot leave at once keeps pointing at its payload: give it a copy that
+  // lives until the send completes.
+  auto* copy = payload.empty() ? nullptr : new std::vector<std::byte>(payload.begin(), payload.end());
+  SendParams p;
+  p.callback = &free_copy;
+  p.user = copy;
+  Request* req = nullptr;
+  Status s = ep->am_send(kRmaAmId, {reinterpret_cast<const std::byte*>(&h), sizeof(h)},
+                         copy ? std::span<const std::byte>(*copy) : std::span<const std::byte>{},
+                         &req, p);
+  if (s == Status::InProgress) {
+    req->release();
+    return MPI_SUCCESS;
+  }
+  delete copy;
+  return is_error(s) ? rma_error(s) : MPI_SUCCESS;
+}
+
+size_t rma_chunk_bytes(size_t element_bytes) noexcept {
+  const size_t c = g_chunk.load(std::memory_order_relaxed);
+  return element_bytes == 0 ? c : std::max(element_bytes, c / element_bytes * element_bytes);
+}
+
+bool rma_chunk_shrink() noexcept {
+  size_t c = g_chunk.load(std::memory_order_relaxed);
+  if (c <= kChunkFloor) return false;
+  g_chunk.store(c / 2, std::memory_order_relaxed);
+  return true;
+}
+
+}  // namespace torus::mpi

@@ -1,0 +1,27 @@
+// The steps of making and freeing a window that the creating calls share (win_create.cpp,
+// win_shared.cpp, win_attr.cpp).
+#pragma once
+
+#include <memory>
+
+#include "mpi_shim/include/mpi.h"
+#include "mpi_shim/lib/win.h"
+
+namespace torus::mpi {
+
+// Collective over `parent`: a window on [base, base + size) installed under *handle. A
+// member whose own preparation failed passes local_error, and every member then fails with
+// it (none is left waiting for the others). Returns an MPI error code.
+int win_setup(Comm& parent, void* base, MPI_Aint size, int disp_unit, MPI_Info info,
+              int flavor, MPI_Win* handle, int local_error = MPI_SUCCESS);
+// Releases what a window holds (registrations, info, communicator, memory); local.
+void win_destroy(std::unique_ptr<Win> w);
+void win_release_memory(Win& w);
+void win_unmap_shared(Win& w);
+// The creating calls' argument checks; an MPI error code.
+int win_check_args(Comm* c, MPI_Aint size, int disp_unit, MPI_Win* win);
+// Runs the delete callbacks of the window's attributes (last set first); the first
+// failure's code.
+int win_delete_attrs(Win& w);
+
+}  // namespace torus::mpi
