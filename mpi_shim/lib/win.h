@@ -195,8 +195,16 @@ size_t rma_chunk_bytes(size_t element_bytes) noexcept;
 // Halves the chunk size after a transport refused one as too large; false at the floor.
 bool rma_chunk_shrink() noexcept;
 
-// Registers an op awaiting n chunks; returns its id.
+// Registers an op whose chunks will await answers; returns the id the answers name.
 uint32_t win_track(Win& w, const RmaOpRef& op);
+
+struct RmaBlock;
+// Sends one chunk of op to its target, counted as awaiting its answer. Returns an MPI code.
+int rma_send_chunk(Win& w, RmaOp& op, const RmaAmHdr& h, std::span<const std::byte> payload);
+// Sends op.origin's bytes (none for MPI_NO_OP) as chunks of `kind` over the target blocks,
+// each chunk naming its offset in the origin's stream (where a result lands).
+int rma_send_chunks(Win& w, RmaOp& op, uint32_t id, RmaAm kind, MPI_Op mpi_op,
+                    MPI_Datatype basic, const std::vector<RmaBlock>& blocks);
 
 // Target ranges: the byte blocks [offset, offset + length) of count elements of a type
 // placed at byte displacement `disp` of the target window, adjacent blocks merged.

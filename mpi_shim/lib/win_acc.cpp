@@ -45,45 +45,6 @@ int basic_of(MPI_Datatype type, MPI_Datatype* basic) {
   return *basic == MPI_DATATYPE_NULL ? MPI_ERR_TYPE : MPI_SUCCESS;
 }
 
-// Sends one chunk (retrying smaller when the transport refuses its size); counts it as
-// awaited before it leaves, since a target in this process may answer within the send.
-int send_chunk(Win& w, RmaOp& op, RmaAmHdr h, std::span<const std::byte> payload) {
-  ++op.awaiting;
-  int e = rma_am_send(w, op.target, h, payload);
-  if (e != MPI_SUCCESS) --op.awaiting;
-  return e;
-}
-
-int send_chunks(Win& w, const AccArgs& a, RmaOp& op, uint32_t id, MPI_Datatype basic,
-                const std::vector<RmaBlock>& blocks) {
-  const size_t elem = type_packed_size(basic);
-  const auto* data = static_cast<const std::byte*>(op.origin.data());
-  RmaAmHdr h{};
-  h.kind = a.kind;
-  h.win_id = w.id;
-  h.origin = w.rank;
-  h.op_id = id;
-  h.mpi_op = a.op;
-  h.type = basic;
-  size_t pos = 0;
-  for (const RmaBlock& b : blocks) {
-    for (uint64_t k = 0; k < b.length;) {
-      const uint64_t n = std::min<uint64_t>(rma_chunk_bytes(elem), b.length - k);
-      h.offset = b.offset + k;
-      h.length = n;
-      h.aux2 = pos;
-      std::span<const std::byte> payload;
-      if (a.op != MPI_NO_OP) payload = {data + pos, size_t(n)};
-      int e = send_chunk(w, op, h, payload);
-      if (e == MPI_ERR_UNSUPPORTED_OPERATION && rma_chunk_shrink()) continue;
-      if (e != MPI_SUCCESS) return e;
-      k += n;
-      pos += size_t(n);
-    }
-  }
-  return MPI_SUCCESS;
-}
-
 int start(Win& w, const AccArgs& a, RmaOpRef* out) {
   if (a.ocount < 0 || a.rcount < 0) return MPI_ERR_COUNT;
   std::unique_lock lock(rma_mutex());
@@ -121,9 +82,9 @@ int start(Win& w, const AccArgs& a, RmaOpRef* out) {
     h.type = basic;
     h.offset = blocks.front().offset;
     h.length = bytes;
-    e = send_chunk(w, *op, h, both);
+    e = rma_send_chunk(w, *op, h, both);
   } else {
-    e = send_chunks(w, a, *op, id, basic, blocks);
+    e = rma_send_chunks(w, *op, id, a.kind, a.op, basic, blocks);
   }
   if (op->awaiting == 0) w.by_id.erase(id);
   if (e != MPI_SUCCESS) op->error = e;

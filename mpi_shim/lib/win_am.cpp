@@ -235,6 +235,44 @@ int rma_am_send(const Win& w, int r, const RmaAmHdr& h, std::span<const std::byt
   return is_error(s) ? rma_error(s) : MPI_SUCCESS;
 }
 
+int rma_send_chunk(Win& w, RmaOp& op, const RmaAmHdr& h, std::span<const std::byte> payload) {
+  // Counted as awaited before it leaves: a target in this process may answer within the send.
+  ++op.awaiting;
+  int e = rma_am_send(w, op.target, h, payload);
+  if (e != MPI_SUCCESS) --op.awaiting;
+  return e;
+}
+
+int rma_send_chunks(Win& w, RmaOp& op, uint32_t id, RmaAm kind, MPI_Op mpi_op,
+                    MPI_Datatype basic, const std::vector<RmaBlock>& blocks) {
+  const size_t elem = type_packed_size(basic);
+  const auto* data = static_cast<const std::byte*>(op.origin.data());
+  RmaAmHdr h{};
+  h.kind = kind;
+  h.win_id = w.id;
+  h.origin = w.rank;
+  h.op_id = id;
+  h.mpi_op = mpi_op;
+  h.type = basic;
+  size_t pos = 0;
+  for (const RmaBlock& b : blocks) {
+    for (uint64_t k = 0; k < b.length;) {
+      const uint64_t n = std::min<uint64_t>(rma_chunk_bytes(elem), b.length - k);
+      h.offset = b.offset + k;
+      h.length = n;
+      h.aux2 = pos;
+      std::span<const std::byte> payload;
+      if (mpi_op != MPI_NO_OP) payload = {data + pos, size_t(n)};
+      int e = rma_send_chunk(w, op, h, payload);
+      if (e == MPI_ERR_UNSUPPORTED_OPERATION && rma_chunk_shrink()) continue;
+      if (e != MPI_SUCCESS) return e;
+      k += n;
+      pos += size_t(n);
+    }
+  }
+  return MPI_SUCCESS;
+}
+
 size_t rma_chunk_bytes(size_t element_bytes) noexcept {
   const size_t c = g_chunk.load(std::memory_order_relaxed);
   return element_bytes == 0 ? c : std::max(element_bytes, c / element_bytes * element_bytes);

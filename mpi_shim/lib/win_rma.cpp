@@ -144,19 +144,32 @@ int transfer(Win& w, bool put, void* origin, int ocount, MPI_Datatype otype, int
                         : static_cast<std::byte*>(op->into.data());
   size_t pos = 0;
   int first = MPI_SUCCESS;
-  for (const RmaBlock& b : blocks) {
+  bool one_sided = true;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const RmaBlock& b = blocks[i];
     uint64_t addr = 0;
     std::span<const std::byte> rkey;
     if ((first = rma_remote(w, rank, b, &addr, &rkey, lock)) != MPI_SUCCESS) break;
     Request* req = nullptr;
     Status s = put ? ep->put(data + pos, b.length, addr, rkey, &req)
                    : ep->get(data + pos, b.length, addr, rkey, &req);
+    if (s == Status::Unsupported && i == 0) {
+      one_sided = false;  // no one-sided lane to this peer: the target copies (below)
+      break;
+    }
     if (s == Status::InProgress) op->reqs.push_back(req);
     else if (is_error(s)) {
       first = rma_error(s);
       break;
     }
     pos += b.length;
+  }
+  if (!one_sided) {
+    // As a replacing accumulate of bytes (put) or a fetch that changes nothing (get).
+    const uint32_t id = win_track(w, op);
+    first = put ? rma_send_chunks(w, *op, id, RmaAm::Acc, MPI_REPLACE, MPI_BYTE, blocks)
+                : rma_send_chunks(w, *op, id, RmaAm::GetAcc, MPI_NO_OP, MPI_BYTE, blocks);
+    if (op->awaiting == 0) w.by_id.erase(id);
   }
   if (first != MPI_SUCCESS && op->error == MPI_SUCCESS) op->error = first;
   w.ops.push_back(op);  // whatever was issued is waited for by the next flush
