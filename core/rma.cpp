@@ -72,6 +72,13 @@ Status EndpointImpl::send_rma(RequestImpl::Rma op, void* buf, size_t length,
   req->length = length;
   req->put_remote_addr = remote_addr;
   if (op != RequestImpl::Rma::Flush) {
+    // The lane may do only one direction (a provider that reads by tagged messages but
+    // cannot write): refuse now, so the caller can take another way, not at completion.
+    const tl::Caps& caps = lanes_[static_cast<size_t>(rma_lane_)].attr->caps;
+    if (!(op == RequestImpl::Rma::Put ? caps.put_zcopy : caps.get_zcopy)) {
+      worker_->release_now(req);
+      return Status::Unsupported;
+    }
     req->lane = static_cast<uint8_t>(rma_lane_);
     auto key = find_remote_key(rkey, lanes_[req->lane].tl_hash);
     if (key.empty()) {

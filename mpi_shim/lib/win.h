@@ -38,9 +38,11 @@ struct RmaOp {
   int target = 0;
   std::vector<Request*> reqs;
   size_t awaiting = 0;   // chunks sent whose ack/reply has not come back
+  bool sending = false;  // more chunks to come: an early answer must not retire the id
   int error = MPI_SUCCESS;
   SendView origin;       // Put / Accumulate: the bytes that travel
   RecvView into;         // Get / Get_accumulate / CAS: where the bytes land
+  std::vector<std::byte> cas;  // Compare_and_swap's payload: compare, then origin bytes
   bool finished = false;
   // True once every part is complete (finishing it then, once); does not progress.
   bool poll();
@@ -188,8 +190,10 @@ struct RmaAmHdr {
 // The active-message id the RMA protocol uses on the MPI library's worker; installs the
 // handler on first use.
 void rma_am_install();
-// Sends a protocol message; the payload is copied when the send cannot finish at once.
-int rma_am_send(const Win& w, int r, const RmaAmHdr& h, std::span<const std::byte> payload);
+// Sends a protocol message. The payload is copied for a send that cannot finish at once,
+// unless `stable`: it stays untouched until the target has answered this message.
+int rma_am_send(const Win& w, int r, const RmaAmHdr& h, std::span<const std::byte> payload,
+                bool stable = false);
 // The largest payload an accumulate chunk carries (elements never split).
 size_t rma_chunk_bytes(size_t element_bytes) noexcept;
 // Halves the chunk size after a transport refused one as too large; false at the floor.

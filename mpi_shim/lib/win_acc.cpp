@@ -71,9 +71,9 @@ int start(Win& w, const AccArgs& a, RmaOpRef* out) {
   const uint32_t id = win_track(w, op);
   int e = MPI_SUCCESS;
   if (a.kind == RmaAm::Cas) {
-    std::vector<std::byte> both(2 * bytes);
-    std::memcpy(both.data(), a.compare, bytes);
-    std::memcpy(both.data() + bytes, a.origin, bytes);
+    op->cas.resize(2 * bytes);
+    std::memcpy(op->cas.data(), a.compare, bytes);
+    std::memcpy(op->cas.data() + bytes, a.origin, bytes);
     RmaAmHdr h{};
     h.kind = RmaAm::Cas;
     h.win_id = w.id;
@@ -82,7 +82,7 @@ int start(Win& w, const AccArgs& a, RmaOpRef* out) {
     h.type = basic;
     h.offset = blocks.front().offset;
     h.length = bytes;
-    e = rma_send_chunk(w, *op, h, both);
+    e = rma_send_chunk(w, *op, h, op->cas);
   } else {
     e = rma_send_chunks(w, *op, id, a.kind, a.op, basic, blocks);
   }

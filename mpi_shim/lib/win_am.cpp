@@ -125,7 +125,7 @@ void on_answer(Win& w, const RmaAmHdr& h, std::span<const std::byte> data) {
       std::memcpy(static_cast<std::byte*>(op.into.data()) + h.aux2, data.data(), data.size());
     }
   }
-  if (op.awaiting > 0 && --op.awaiting == 0) w.by_id.erase(it);
+  if (op.awaiting > 0 && --op.awaiting == 0 && !op.sending) w.by_id.erase(it);
 }
 
 void on_region_query(Win& w, const RmaAmHdr& h) {
@@ -214,18 +214,21 @@ void rma_am_install() {
   g_installed_on = worker;
 }
 
-int rma_am_send(const Win& w, int r, const RmaAmHdr& h, std::span<const std::byte> payload) {
+int rma_am_send(const Win& w, int r, const RmaAmHdr& h, std::span<const std::byte> payload,
+                bool stable) {
   Endpoint* ep = win_endpoint(w, r);
   if (!ep) return MPI_ERR_PROC_ABORTED;
-  // A send that cannot leave at once keeps pointing at its payload: give it a copy that
-  // lives until the send completes.
-  auto* copy = payload.empty() ? nullptr : new std::vector<std::byte>(payload.begin(), payload.end());
+  // A send that cannot leave at once keeps pointing at its payload: unless the payload
+  // outlives the answer to it, give the send a copy that lives until it completes.
+  auto* copy = payload.empty() || stable
+                   ? nullptr
+                   : new std::vector<std::byte>(payload.begin(), payload.end());
   SendParams p;
   p.callback = &free_copy;
   p.user = copy;
   Request* req = nullptr;
   Status s = ep->am_send(kRmaAmId, {reinterpret_cast<const std::byte*>(&h), sizeof(h)},
-                         copy ? std::span<const std::byte>(*copy) : std::span<const std::byte>{},
+                         copy ? std::span<const std::byte>(*copy) : payload,
                          &req, p);
   if (s == Status::InProgress) {
     req->release();
@@ -238,7 +241,7 @@ int rma_am_send(const Win& w, int r, const RmaAmHdr& h, std::span<const std::byt
 int rma_send_chunk(Win& w, RmaOp& op, const RmaAmHdr& h, std::span<const std::byte> payload) {
   // Counted as awaited before it leaves: a target in this process may answer within the send.
   ++op.awaiting;
-  int e = rma_am_send(w, op.target, h, payload);
+  int e = rma_am_send(w, op.target, h, payload, true);
   if (e != MPI_SUCCESS) --op.awaiting;
   return e;
 }
@@ -255,6 +258,11 @@ int rma_send_chunks(Win& w, RmaOp& op, uint32_t id, RmaAm kind, MPI_Op mpi_op,
   h.mpi_op = mpi_op;
   h.type = basic;
   size_t pos = 0;
+  op.sending = true;
+  struct Done {
+    RmaOp& op;
+    ~Done() { op.sending = false; }
+  } done{op};
   for (const RmaBlock& b : blocks) {
     for (uint64_t k = 0; k < b.length;) {
       const uint64_t n = std::min<uint64_t>(rma_chunk_bytes(elem), b.length - k);
