@@ -116,9 +116,26 @@ struct Win {
   std::vector<int> completes_from;  // Win_complete messages received, per origin
 };
 
-// The lock for every window's state (recursive: the active-message handler runs inside
-// progress, which a wait may call while it holds nothing, but API calls nest).
-std::recursive_mutex& rma_mutex() noexcept;
+// The lock for every window's state; recursive, since API calls nest. The protocol's
+// message handler runs inside the worker's progress, which under MPI_THREAD_MULTIPLE holds
+// the worker's own lock, while a thread holding this one may be waiting for the worker's:
+// so the handler never waits here. When the lock is taken it queues the message, and the
+// holder handles the queue before letting go (unlock).
+class RmaMutex {
+ public:
+  void lock();
+  bool try_lock();
+  void unlock();
+
+ private:
+  std::recursive_mutex m_;
+  int depth_ = 0;  // the owner's nesting
+};
+RmaMutex& rma_mutex() noexcept;
+using RmaLock = std::unique_lock<RmaMutex>;
+// The handler's queue (win_am.cpp): handled by the lock's holder; whether it is empty.
+void rma_inbox_drain();
+bool rma_inbox_empty();
 
 // The window behind a handle, nullptr for an invalid one; the one a context id names.
 Win* win_get(MPI_Win handle) noexcept;
@@ -145,14 +162,14 @@ int rma_error(Status s) noexcept;
 bool win_can_access(const Win& w, int r) noexcept;
 // Progresses until every operation to target r (-1: all targets) is complete; returns the
 // first error among them. Called with rma_mutex held; releases it while progressing.
-int win_flush(Win& w, int r, std::unique_lock<std::recursive_mutex>& lock);
+int win_flush(Win& w, int r, RmaLock& lock);
 // Progresses until pred() holds (called with the lock held; released while progressing).
 template <class Pred>
-void win_wait_until(std::unique_lock<std::recursive_mutex>& lock, Pred pred);
-void win_wait_step(std::unique_lock<std::recursive_mutex>& lock,
+void win_wait_until(RmaLock& lock, Pred pred);
+void win_wait_step(RmaLock& lock,
                    std::chrono::steady_clock::time_point since);
 template <class Pred>
-void win_wait_until(std::unique_lock<std::recursive_mutex>& lock, Pred pred) {
+void win_wait_until(RmaLock& lock, Pred pred) {
   const auto since = std::chrono::steady_clock::now();
   while (!pred()) win_wait_step(lock, since);
 }
@@ -225,7 +242,7 @@ int rma_target(Win& w, int rank, MPI_Aint disp, int count, MPI_Datatype type,
 // Where target block offsets point on the remote side and with which key (dynamic windows
 // look the region up, asking the target on a miss). Returns an MPI error code.
 int rma_remote(Win& w, int r, const RmaBlock& b, uint64_t* addr,
-               std::span<const std::byte>* rkey, std::unique_lock<std::recursive_mutex>& lock);
+               std::span<const std::byte>* rkey, RmaLock& lock);
 
 // A request for an RMA operation (Rput, Rget, ...): complete when the op is.
 MPI_Request rma_request(Win& w, RmaOpRef op);

@@ -4,7 +4,10 @@
 // acknowledgements, results, lock grants and region answers. Everything runs inside the
 // worker's progress, one message at a time.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <deque>
+#include <mutex>
 
 #include "core/base/log.h"
 #include "mpi_shim/lib/op.h"
@@ -190,6 +193,29 @@ void handle(const RmaAmHdr& h, std::span<const std::byte> data) {
   TORUS_WARN("RMA message of unknown kind %d dropped", int(h.kind));
 }
 
+struct Queued {
+  RmaAmHdr h;
+  std::vector<std::byte> payload;
+};
+
+struct Inbox {
+  std::mutex mutex;  // never held while calling into the worker
+  std::deque<Queued> queue;
+  std::atomic<size_t> size{0};
+};
+
+Inbox& inbox() {
+  static Inbox b;
+  return b;
+}
+
+void push(const RmaAmHdr& h, std::span<const std::byte> payload) {
+  Inbox& b = inbox();
+  std::lock_guard lock(b.mutex);
+  b.queue.push_back({h, {payload.begin(), payload.end()}});
+  b.size.fetch_add(1, std::memory_order_release);
+}
+
 void on_am(void*, std::span<const std::byte> header, std::span<const std::byte> payload,
            Endpoint*) {
   RmaAmHdr h;
@@ -198,13 +224,35 @@ void on_am(void*, std::span<const std::byte> header, std::span<const std::byte> 
     return;
   }
   std::memcpy(&h, header.data(), sizeof(h));
-  std::lock_guard lock(rma_mutex());
-  handle(h, payload);
+  RmaMutex& m = rma_mutex();
+  if (!m.try_lock()) {
+    push(h, payload);  // the holder handles it before it lets go
+    return;
+  }
+  if (rma_inbox_empty()) handle(h, payload);  // nothing queued before it: no copy
+  else push(h, payload);
+  m.unlock();
 }
 
 void free_copy(Request*, Status, void* user) { delete static_cast<std::vector<std::byte>*>(user); }
 
 }  // namespace
+
+void rma_inbox_drain() {
+  Inbox& b = inbox();
+  while (b.size.load(std::memory_order_acquire) != 0) {
+    Queued q;
+    {
+      std::lock_guard lock(b.mutex);
+      q = std::move(b.queue.front());
+      b.queue.pop_front();
+      b.size.fetch_sub(1, std::memory_order_relaxed);
+    }
+    handle(q.h, q.payload);
+  }
+}
+
+bool rma_inbox_empty() { return inbox().size.load(std::memory_order_acquire) == 0; }
 
 void rma_am_install() {
   std::lock_guard lock(rma_mutex());

@@ -75,7 +75,7 @@ int rma_target(Win& w, int rank, MPI_Aint disp, int count, MPI_Datatype type,
 }
 
 int rma_remote(Win& w, int r, const RmaBlock& b, uint64_t* addr,
-               std::span<const std::byte>* rkey, std::unique_lock<std::recursive_mutex>& lock) {
+               std::span<const std::byte>* rkey, RmaLock& lock) {
   if (w.flavor != MPI_WIN_FLAVOR_DYNAMIC) {
     const WinPeer& p = w.peers[size_t(r)];
     *addr = p.base + b.offset;

@@ -33,7 +33,7 @@ int send_plain(Win& w, int r, RmaAm kind, int64_t aux) {
 
 // Asks each target for the lock and waits for every grant.
 int acquire(Win& w, const std::vector<int>& targets, bool exclusive,
-            std::unique_lock<std::recursive_mutex>& lock) {
+            RmaLock& lock) {
   for (int r : targets)
     if (int e = send_plain(w, r, RmaAm::LockReq, exclusive ? 1 : 0)) return e;
   for (int r : targets) {

@@ -26,9 +26,37 @@ WinTable g_wins;  // guarded by rma_mutex
 
 }  // namespace
 
-std::recursive_mutex& rma_mutex() noexcept {
-  static std::recursive_mutex m;
+RmaMutex& rma_mutex() noexcept {
+  static RmaMutex m;
   return m;
+}
+
+void RmaMutex::lock() {
+  m_.lock();
+  ++depth_;
+}
+
+bool RmaMutex::try_lock() {
+  if (!m_.try_lock()) return false;
+  ++depth_;
+  return true;
+}
+
+void RmaMutex::unlock() {
+  if (depth_ > 1) {
+    --depth_;
+    m_.unlock();
+    return;
+  }
+  for (;;) {
+    rma_inbox_drain();
+    depth_ = 0;
+    m_.unlock();
+    // A message queued after the drain but before the release found the lock taken: take
+    // it back for that message unless its handler thread got the lock first.
+    if (rma_inbox_empty() || !m_.try_lock()) return;
+    depth_ = 1;
+  }
 }
 
 Win* win_get(MPI_Win handle) noexcept {
@@ -108,14 +136,14 @@ bool win_can_access(const Win& w, int r) noexcept {
                           w.start_group.end();
 }
 
-void win_wait_step(std::unique_lock<std::recursive_mutex>& lock,
+void win_wait_step(RmaLock& lock,
                    std::chrono::steady_clock::time_point since) {
   lock.unlock();
   progress_or_sleep(since);
   lock.lock();
 }
 
-int win_flush(Win& w, int r, std::unique_lock<std::recursive_mutex>& lock) {
+int win_flush(Win& w, int r, RmaLock& lock) {
   int first = MPI_SUCCESS;
   auto pending = [&] {
     bool any = false;
