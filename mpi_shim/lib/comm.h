@@ -129,6 +129,10 @@ void context_ids_reset();  // WORLD's and SELF's ids in use, every other free
 // The id reserved for MPI_Comm_create_group's agreements among group members.
 uint32_t context_id_group_agreement();
 
+// What MPI_COMM_TYPE_SHARED compares (comm_split_type.cpp): equal for processes that can
+// share memory (same host, boot and IPC namespace).
+uint64_t host_identity();
+
 // Attributes (comm_attr.cpp). Comm_dup: runs the copy callbacks of `from`'s attributes and
 // sets those they copy on `to`. Comm_free: runs the delete callbacks (last set first) and
 // removes the attributes. Both return the first callback's failure.

@@ -17,7 +17,7 @@
 
 using namespace torus::mpi;
 
-namespace {
+namespace torus::mpi {
 
 // FNV-1a over the identity: 64 bits make a collision between two hosts of one job
 // negligible, and keep the allgather at a few words per rank.
@@ -36,7 +36,7 @@ uint64_t host_identity() {
   return h;
 }
 
-}  // namespace
+}  // namespace torus::mpi
 
 extern "C" {
 

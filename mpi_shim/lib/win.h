@@ -78,8 +78,16 @@ struct Win {
   int disp_unit = 1;
   MemHandle* mem = nullptr;
   std::vector<WinPeer> peers;
-  // MPI_Win_allocate's memory (std::free at the end); MPI_Win_allocate_shared's mapping.
+  // MPI_Win_allocate's memory: a shared memory object of own_map_bytes, or heap memory
+  // (std::free at the end) when own_map_bytes is 0. MPI_Win_allocate_shared's mapping.
   void* allocated = nullptr;
+  size_t own_map_bytes = 0;
+  // The members whose window memory this process can load and store (itself; the members
+  // on this host of a Win_allocate or Win_allocate_shared window): their first byte here,
+  // else nullptr. Put and Get to them are copies. local_maps: bytes of the mappings this
+  // process made of them (unmapped at the end).
+  std::vector<std::byte*> local;
+  std::vector<size_t> local_maps;
   void* shared_map = nullptr;
   size_t shared_map_bytes = 0;
   std::vector<MPI_Aint> shared_offsets;  // each member's segment in the mapping
@@ -121,15 +129,27 @@ struct Win {
 // the worker's own lock, while a thread holding this one may be waiting for the worker's:
 // so the handler never waits here. When the lock is taken it queues the message, and the
 // holder handles the queue before letting go (unlock).
+// Below MPI_THREAD_MULTIPLE one thread at a time is in the library, and the handler runs
+// inside its calls: the lock then does nothing (set_threaded(false)).
 class RmaMutex {
  public:
-  void lock();
-  bool try_lock();
-  void unlock();
+  void lock() {
+    if (threaded_) lock_threaded();
+  }
+  bool try_lock() { return !threaded_ || try_lock_threaded(); }
+  void unlock() {
+    if (threaded_) unlock_threaded();
+  }
+  // Only while nobody holds it (before the first window).
+  void set_threaded(bool on) noexcept { threaded_ = on; }
 
  private:
+  void lock_threaded();
+  bool try_lock_threaded();
+  void unlock_threaded();
   std::recursive_mutex m_;
   int depth_ = 0;  // the owner's nesting
+  bool threaded_ = true;
 };
 RmaMutex& rma_mutex() noexcept;
 using RmaLock = std::unique_lock<RmaMutex>;
@@ -233,7 +253,7 @@ struct RmaBlock {
   uint64_t offset;
   uint64_t length;
 };
-std::vector<RmaBlock> target_blocks(const TypeInfo& t, size_t count, MPI_Aint disp);
+void target_blocks(const TypeInfo& t, size_t count, MPI_Aint disp, std::vector<RmaBlock>& out);
 // Checks a target access: rank, disp, count, type, that the window is open to it and
 // the bytes lie inside the target's memory; fills the blocks and their total. Returns an
 // MPI error code.

@@ -255,9 +255,12 @@ void rma_inbox_drain() {
 bool rma_inbox_empty() { return inbox().size.load(std::memory_order_acquire) == 0; }
 
 void rma_am_install() {
-  std::lock_guard lock(rma_mutex());
-  Worker* worker = runtime()->worker.get();
+  Runtime* rt = runtime();
+  Worker* worker = rt->worker.get();
   if (g_installed_on == worker) return;
+  // The first window: nobody holds the lock yet.
+  rma_mutex().set_threaded(rt->thread_level == MPI_THREAD_MULTIPLE);
+  std::lock_guard lock(rma_mutex());
   worker->set_am_handler(kRmaAmId, &on_am, nullptr);
   g_installed_on = worker;
 }

@@ -2,9 +2,13 @@
 // Win_attach / Win_detach) and Win_free. Creation is collective: a private communicator,
 // the memory registered with every one-sided transport, then one allgather of each
 // member's base, size, displacement unit and key length and one of the keys.
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "mpi_shim/lib/coll.h"
 #include "mpi_shim/lib/comm.h"
@@ -24,12 +28,14 @@ struct Announce {
   uint32_t rkey_len;
   int32_t error;  // a member that failed to register makes every member fail
   int32_t pad;
+  uint64_t host;      // host_identity()
+  char shm_name[48];  // the shared memory object holding the memory, or empty
 };
 
 }  // namespace
 
 int win_setup(Comm& parent, void* base, MPI_Aint size, int disp_unit, MPI_Info info,
-              int flavor, MPI_Win* handle, int local_error) {
+              int flavor, MPI_Win* handle, int local_error, const char* shm_name) {
   rma_am_install();
   std::vector<int> members = parent.world_ranks;
   MPI_Comm wcomm = MPI_COMM_NULL;
@@ -56,7 +62,9 @@ int win_setup(Comm& parent, void* base, MPI_Aint size, int disp_unit, MPI_Info i
   w->remote_regions.assign(n, {});
   if (info != MPI_INFO_NULL) (void)PMPI_Info_dup(info, &w->info);
 
-  Announce mine{reinterpret_cast<uint64_t>(base), uint64_t(size), disp_unit, 0, local_error, 0};
+  Announce mine{reinterpret_cast<uint64_t>(base), uint64_t(size), disp_unit, 0, local_error, 0,
+                host_identity(), {}};
+  std::snprintf(mine.shm_name, sizeof(mine.shm_name), "%s", shm_name);
   std::vector<std::byte> rkey;
   if (size > 0 && local_error == MPI_SUCCESS) {
     auto reg = runtime()->worker->mem_register(base, size_t(size), kMemRead | kMemWrite);
@@ -101,6 +109,19 @@ int win_setup(Comm& parent, void* base, MPI_Aint size, int disp_unit, MPI_Info i
     raw->peers[r] = {all[r].base, all[r].size, all[r].disp_unit,
                      {keys.begin() + long(displs[r]), keys.begin() + long(displs[r] + counts[r])}};
   }
+  raw->local.assign(n, nullptr);
+  raw->local_maps.assign(n, 0);
+  if (flavor != MPI_WIN_FLAVOR_DYNAMIC && size > 0)
+    raw->local[size_t(raw->rank)] = static_cast<std::byte*>(base);
+  if (flavor == MPI_WIN_FLAVOR_ALLOCATE) {
+    std::vector<uint64_t> hosts(n);
+    std::vector<std::string> names(n);
+    for (size_t r = 0; r < n; ++r) {
+      hosts[r] = all[r].host;
+      names[r] = std::string(all[r].shm_name, strnlen(all[r].shm_name, sizeof(all[r].shm_name)));
+    }
+    win_local_map(*raw, *wc, hosts, names);
+  }
   return MPI_SUCCESS;
 }
 
@@ -115,7 +136,9 @@ void win_destroy(std::unique_ptr<Win> w) {
 }
 
 void win_release_memory(Win& w) {
-  std::free(w.allocated);
+  win_local_unmap(w);
+  if (w.own_map_bytes) munmap(w.allocated, w.own_map_bytes);
+  else std::free(w.allocated);
   w.allocated = nullptr;
   win_unmap_shared(w);
 }
@@ -149,16 +172,23 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
   Comm* c = comm_get(comm);
   if (int e = win_check_args(c, size, disp_unit, win)) return raise_error(c, e, fn);
   if (!baseptr) return raise_error(c, MPI_ERR_ARG, fn);
-  void* mem = nullptr;
+  char name[48];
+  size_t mapped = 0;
+  void* mem = win_local_alloc(size_t(size), name, sizeof(name), &mapped);
   // Every member joins the setup even when its allocation failed, and then all fail.
-  if (size > 0 && posix_memalign(&mem, 64, size_t(size)) != 0) mem = nullptr;
   const int local = size > 0 && !mem ? MPI_ERR_NO_MEM : MPI_SUCCESS;
   if (int e = win_setup(*c, mem, mem ? size : 0, disp_unit, info, MPI_WIN_FLAVOR_ALLOCATE, win,
-                        local)) {
-    std::free(mem);
+                        local, name)) {
+    if (mapped) {
+      munmap(mem, mapped);
+      shm_unlink(name);
+    } else {
+      std::free(mem);
+    }
     return raise_error(c, e, fn);
   }
   win_get(*win)->allocated = mem;
+  win_get(*win)->own_map_bytes = mapped;
   *static_cast<void**>(baseptr) = mem;
   return MPI_SUCCESS;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/base/copy.h"
 #include "mpi_shim/lib/pmpi.h"
 #include "mpi_shim/lib/request.h"
 #include "mpi_shim/lib/status.h"
@@ -33,12 +34,12 @@ RmaOp::~RmaOp() {
     if (r) r->release();  // the transfer still runs; nothing waits for it any more
 }
 
-std::vector<RmaBlock> target_blocks(const TypeInfo& t, size_t count, MPI_Aint disp) {
-  std::vector<RmaBlock> out;
-  if (count == 0 || t.size == 0) return out;
+void target_blocks(const TypeInfo& t, size_t count, MPI_Aint disp, std::vector<RmaBlock>& out) {
+  out.clear();
+  if (count == 0 || t.size == 0) return;
   if (t.contiguous) {
     out.push_back({uint64_t(disp + t.true_lb), uint64_t(count * t.size)});
-    return out;
+    return;
   }
   for (size_t i = 0; i < count; ++i) {
     for (const TypeBlock& b : t.blocks) {
@@ -50,7 +51,6 @@ std::vector<RmaBlock> target_blocks(const TypeInfo& t, size_t count, MPI_Aint di
         out.push_back({at, uint64_t(b.length)});
     }
   }
-  return out;
 }
 
 int rma_target(Win& w, int rank, MPI_Aint disp, int count, MPI_Datatype type,
@@ -64,7 +64,7 @@ int rma_target(Win& w, int rank, MPI_Aint disp, int count, MPI_Datatype type,
   const bool dynamic = w.flavor == MPI_WIN_FLAVOR_DYNAMIC;
   const WinPeer& p = w.peers[size_t(rank)];
   const MPI_Aint at = dynamic ? disp : disp * p.disp_unit;
-  *blocks = target_blocks(*t, size_t(count), at);
+  target_blocks(*t, size_t(count), at, *blocks);
   *bytes = size_t(count) * t->size;
   if (dynamic) return MPI_SUCCESS;  // the target's regions decide (rma_remote)
   for (const RmaBlock& b : *blocks) {
@@ -125,19 +125,73 @@ class RmaPending final : public PendingOp {
   RmaOpRef op_;
 };
 
+// A target whose memory this process maps: the blocks are copied now, between `mine` (the
+// origin's bytes) and the target. To itself the origin buffer may overlap the window, so
+// memmove there.
+void copy_blocks(bool put, std::byte* mine, std::byte* target, bool self,
+                 const std::vector<RmaBlock>& blocks) {
+  size_t pos = 0;
+  for (const RmaBlock& b : blocks) {
+    std::byte* there = target + b.offset;
+    std::byte* dst = put ? there : mine + pos;
+    const std::byte* src = put ? mine + pos : there;
+    if (self) std::memmove(dst, src, b.length);
+    else copy_bytes(dst, src, b.length);
+    pos += b.length;
+  }
+}
+
+void copy_local(RmaOp& op, bool put, std::byte* target, bool self,
+                const std::vector<RmaBlock>& blocks) {
+  auto* mine = put ? const_cast<std::byte*>(static_cast<const std::byte*>(op.origin.data()))
+                   : static_cast<std::byte*>(op.into.data());
+  copy_blocks(put, mine, target, self, blocks);
+  op.poll();  // finishes it: a staged get is unpacked
+}
+
+// The same without an op (nobody waits for it): the views live on the stack.
+int copy_now(Win& w, bool put, void* origin, int ocount, MPI_Datatype otype, int rank,
+             size_t bytes, const std::vector<RmaBlock>& blocks) {
+  std::byte* target = w.local[size_t(rank)];
+  const bool self = rank == w.rank;
+  if (put) {
+    SendView v;
+    if (int e = v.init(origin, ocount, otype)) return e;
+    if (v.bytes() != bytes) return MPI_ERR_ARG;
+    copy_blocks(true, const_cast<std::byte*>(static_cast<const std::byte*>(v.data())), target,
+                self, blocks);
+    return MPI_SUCCESS;
+  }
+  RecvView v;
+  if (int e = v.init(origin, ocount, otype)) return e;
+  if (v.bytes() != bytes) return MPI_ERR_ARG;
+  copy_blocks(false, static_cast<std::byte*>(v.data()), target, self, blocks);
+  v.finish(bytes);
+  return MPI_SUCCESS;
+}
+
 // Starts a put (put=true) or get of the user's data; *out gets the op. Returns an MPI code.
 int transfer(Win& w, bool put, void* origin, int ocount, MPI_Datatype otype, int rank,
              MPI_Aint disp, int tcount, MPI_Datatype ttype, RmaOpRef* out) {
+  const bool out_wanted = out != nullptr;
   if (ocount < 0) return MPI_ERR_COUNT;
-  std::unique_lock lock(rma_mutex());
-  std::vector<RmaBlock> blocks;
+  RmaLock lock(rma_mutex());
+  // Reused: a put of a few bytes should not cost an allocation.
+  thread_local std::vector<RmaBlock> blocks;
   size_t bytes = 0;
   if (int e = rma_target(w, rank, disp, tcount, ttype, &blocks, &bytes)) return e;
+  if (!out_wanted && w.local[size_t(rank)])
+    return copy_now(w, put, origin, ocount, otype, rank, bytes, blocks);
   auto op = std::make_shared<RmaOp>();
   op->target = rank;
   int e = put ? op->origin.init(origin, ocount, otype) : op->into.init(origin, ocount, otype);
   if (e != MPI_SUCCESS) return e;
   if ((put ? op->origin.bytes() : op->into.bytes()) != bytes) return MPI_ERR_ARG;
+  if (std::byte* target = w.local[size_t(rank)]) {
+    copy_local(*op, put, target, rank == w.rank, blocks);
+    *out = std::move(op);  // finished: nothing to wait for (out is set on this path)
+    return MPI_SUCCESS;
+  }
   Endpoint* ep = win_endpoint(w, rank);
   if (!ep && bytes > 0) return MPI_ERR_PROC_ABORTED;
   std::byte* data = put ? const_cast<std::byte*>(static_cast<const std::byte*>(op->origin.data()))
@@ -173,7 +227,7 @@ int transfer(Win& w, bool put, void* origin, int ocount, MPI_Datatype otype, int
   }
   if (first != MPI_SUCCESS && op->error == MPI_SUCCESS) op->error = first;
   w.ops.push_back(op);  // whatever was issued is waited for by the next flush
-  *out = std::move(op);
+  if (out) *out = std::move(op);
   return first;
 }
 
@@ -190,7 +244,8 @@ int put_or_get(MPI_Win win, bool put, void* origin, int ocount, MPI_Datatype oty
   }
   if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
   RmaOpRef op;
-  if (int e = transfer(*w, put, origin, ocount, otype, rank, disp, tcount, ttype, &op))
+  if (int e = transfer(*w, put, origin, ocount, otype, rank, disp, tcount, ttype,
+                       request ? &op : nullptr))
     return raise_win(w, e, fn);
   if (request) *request = rma_request(*w, std::move(op));
   return MPI_SUCCESS;

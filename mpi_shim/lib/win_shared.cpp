@@ -101,6 +101,9 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
   Win* w = win_get(*win);
   w->shared_map = map;
   w->shared_map_bytes = total;
+  // Every member's segment is in the mapping: Put and Get to them are copies.
+  for (size_t r = 0; map && r < sizes.size(); ++r)
+    if (sizes[r] > 0) w->local[r] = static_cast<std::byte*>(map) + offsets[r];
   w->shared_offsets = std::move(offsets);
   *static_cast<void**>(baseptr) = base;
   return MPI_SUCCESS;

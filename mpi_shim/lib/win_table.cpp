@@ -2,6 +2,8 @@
 // windows' error handlers, names, groups and info, and the waits every synchronization
 // call shares.
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstring>
 #include <unordered_map>
 
@@ -16,13 +18,16 @@ namespace {
 
 constexpr uint32_t kHandleBase = 0xa0000000u;
 constexpr uint32_t kHandleMask = 0xfc000000u;
-constexpr size_t kMaxWins = 1u << 20;
+constexpr size_t kMaxWins = 1u << 14;
 
 struct WinTable {
+  // Lookups read `fast` without a lock (every RMA call starts with one); the rest is
+  // guarded by rma_mutex.
+  std::array<std::atomic<Win*>, kMaxWins> fast{};
   std::vector<std::unique_ptr<Win>> slots;
   std::unordered_map<uint32_t, Win*> by_id;
 };
-WinTable g_wins;  // guarded by rma_mutex
+WinTable g_wins;
 
 }  // namespace
 
@@ -31,18 +36,18 @@ RmaMutex& rma_mutex() noexcept {
   return m;
 }
 
-void RmaMutex::lock() {
+void RmaMutex::lock_threaded() {
   m_.lock();
   ++depth_;
 }
 
-bool RmaMutex::try_lock() {
+bool RmaMutex::try_lock_threaded() {
   if (!m_.try_lock()) return false;
   ++depth_;
   return true;
 }
 
-void RmaMutex::unlock() {
+void RmaMutex::unlock_threaded() {
   if (depth_ > 1) {
     --depth_;
     m_.unlock();
@@ -63,8 +68,7 @@ Win* win_get(MPI_Win handle) noexcept {
   const uint32_t h = static_cast<uint32_t>(handle);
   if ((h & kHandleMask) != kHandleBase) return nullptr;
   const size_t slot = h & ~kHandleMask;
-  std::lock_guard lock(rma_mutex());
-  return slot < g_wins.slots.size() ? g_wins.slots[slot].get() : nullptr;
+  return slot < kMaxWins ? g_wins.fast[slot].load(std::memory_order_acquire) : nullptr;
 }
 
 Win* win_by_id(uint32_t id) noexcept {
@@ -82,6 +86,7 @@ int win_install(std::unique_ptr<Win> w, MPI_Win* handle) {
   w->handle = static_cast<MPI_Win>(kHandleBase | slot);
   *handle = w->handle;
   g_wins.by_id[w->id] = w.get();
+  g_wins.fast[slot].store(w.get(), std::memory_order_release);
   g_wins.slots[slot] = std::move(w);
   return MPI_SUCCESS;
 }
@@ -90,6 +95,7 @@ std::unique_ptr<Win> win_uninstall(MPI_Win handle) {
   std::lock_guard lock(rma_mutex());
   const size_t slot = static_cast<uint32_t>(handle) & ~kHandleMask;
   std::unique_ptr<Win> w = std::move(g_wins.slots.at(slot));
+  g_wins.fast[slot].store(nullptr, std::memory_order_release);
   g_wins.by_id.erase(w->id);
   return w;
 }
@@ -107,6 +113,7 @@ void wins_clear() {
     win_release_memory(*w);
     w.reset();
   }
+  for (auto& f : g_wins.fast) f.store(nullptr, std::memory_order_relaxed);
   g_wins.slots.clear();
   g_wins.by_id.clear();
 }
@@ -159,6 +166,8 @@ int win_flush(Win& w, int r, RmaLock& lock) {
     return any;
   };
   win_wait_until(lock, [&] { return !pending(); });
+  // Copies into mapped windows are complete too: order them before what follows.
+  std::atomic_thread_fence(std::memory_order_release);
   // A dynamic window's view of the targets' regions lasts one epoch or flush.
   if (w.flavor == MPI_WIN_FLAVOR_DYNAMIC) {
     if (r >= 0) w.remote_regions[size_t(r)].clear();

@@ -122,14 +122,16 @@ static void all_ops(int ty) {
   const size_t es = type_sizes[ty];
   char* mem = (char*)malloc(es * (size_t)n);
   for (int op = 0; op < kOps; ++op)
-    for (int i = 0; i < k; ++i) set_elem(ty, mem, op * k + i, operand(ty, op, size, rank, i));
+    for (int i = 0; i < k; ++i)
+      set_elem(ty, mem, op * k + i, operand(ty, op, size, rank, i));
   MPI_Win win;
   CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)es * n, (int)es, MPI_INFO_NULL, MPI_COMM_WORLD,
                            &win));
   char* out = (char*)malloc(es * (size_t)(n * size));
   for (int t = 0; t < size; ++t)
     for (int op = 0; op < kOps; ++op)
-      for (int i = 0; i < k; ++i) set_elem(ty, out, t * n + op * k + i, operand(ty, op, rank, t, i));
+      for (int i = 0; i < k; ++i)
+        set_elem(ty, out, t * n + op * k + i, operand(ty, op, rank, t, i));
   CHECK_MPI(MPI_Win_fence(MPI_MODE_NOPRECEDE, win));
   for (int t = 0; t < size; ++t)
     for (int op = 0; op < kOps; ++op)
@@ -151,7 +153,8 @@ static void all_ops(int ty) {
       }
       set_elem(ty, &ref, 0, operand(ty, op, size, rank, i));
       if (applies(ty, op))
-        for (int o = 0; o < size; ++o) combine_elem(ty, op, &ref, 0, operand(ty, op, o, rank, i));
+        for (int o = 0; o < size; ++o)
+          combine_elem(ty, op, &ref, 0, operand(ty, op, o, rank, i));
       CHECK(elem_equal(ty, mem, op * k + i, &ref, 0)); /* ops that do not apply: untouched */
     }
   CHECK_MPI(MPI_Win_free(&win));
@@ -159,7 +162,7 @@ static void all_ops(int ty) {
   free(out);
 }
 
-/* Values with many ties and an index order unlike the rank order. */
+/* Ranks 2k and 2k + 1 tie, and the index order is the reverse of the rank order. */
 static void maxloc_minloc(void) {
   const int k = 6;
   int* mem = marked_ints(4 * k, 0);
@@ -176,7 +179,7 @@ static void maxloc_minloc(void) {
   CHECK_MPI(MPI_Win_fence(0, win));
   for (int t = 0; t < size; ++t) {
     for (int i = 0; i < k; ++i) {
-      out[2 * (t * k + i)] = (rank * 7 + i * 3 + t) % 5;
+      out[2 * (t * k + i)] = (rank / 2 + i + t) % 3;
       out[2 * (t * k + i) + 1] = (size - rank) * 10 + i;
     }
     CHECK_MPI(MPI_Accumulate(out + 2 * t * k, k, MPI_2INT, t, 0, k, MPI_2INT, MPI_MAXLOC, win));
@@ -186,7 +189,7 @@ static void maxloc_minloc(void) {
   for (int i = 0; i < k; ++i) {
     int maxv = i == 0 ? 100 : -100, maxi = 999, minv = i == 0 ? -100 : 100, mini = 999;
     for (int o = 0; o < size; ++o) {
-      const int v = (o * 7 + i * 3 + rank) % 5, idx = (size - o) * 10 + i;
+      const int v = (o / 2 + i + rank) % 3, idx = (size - o) * 10 + i;
       if (v > maxv || (v == maxv && idx < maxi)) maxv = v, maxi = idx;
       if (v < minv || (v == minv && idx < mini)) minv = v, mini = idx;
     }

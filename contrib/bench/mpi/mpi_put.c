@@ -1,0 +1,82 @@
+/* MPI one-sided put, in the style of osu_put_latency and osu_put_bw: rank 0 holds a passive
+ * epoch (MPI_Win_lock_all) on a window made by MPI_Win_allocate on ranks 0 and 1, and per
+ * iteration puts -w messages of SIZE bytes to rank 1 then completes them with
+ * MPI_Win_flush. Prints 'SIZE US MB/s' per size: the time of one iteration and the bytes
+ * it moved per second. -w 1 is the latency of a put made remotely complete; a larger -w is
+ * bandwidth. Rank 1 only takes part in the iteration-count broadcasts, so an implementation
+ * that needs the target's progress for puts gets it there. See bench.h. */
+#include "bench.h"
+
+struct put {
+  int rank, window;
+  size_t size;
+  char *src, *base;
+  MPI_Win win;
+};
+
+static double run(void *p, long iters) {
+  struct put *s = p;
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  if (s->rank == 0) {
+    for (long i = 0; i < iters; ++i) {
+      for (int k = 0; k < s->window; ++k)
+        MPI_Put(s->src, (int)s->size, MPI_CHAR, 1, (MPI_Aint)((size_t)k * s->size),
+                (int)s->size, MPI_CHAR, s->win);
+      MPI_Win_flush(1, s->win);
+    }
+  }
+  return MPI_Wtime() - t0;
+}
+
+/* One put of a known pattern, checked in rank 1's window. */
+static void check_size(struct put *s) {
+  if (s->rank == 0) {
+    bench_fill(s->src, s->size, 5);
+    MPI_Put(s->src, (int)s->size, MPI_CHAR, 1, 0, (int)s->size, MPI_CHAR, s->win);
+    MPI_Win_flush(1, s->win);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (s->rank == 1) {
+    /* A lock on its own window makes the put visible to rank 1's loads. */
+    MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, s->win);
+    bench_verify(s->base, s->size, 5, "put (rank 0 into 1)");
+    MPI_Win_unlock(1, s->win);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  struct bench_options o = {1, 4u << 20, 2, 0.2, 100000, 1, 0, 0};
+  bench_parse(argc, argv, &o);
+  struct put s = {0, o.window, 0, NULL, NULL, MPI_WIN_NULL};
+  int nranks;
+  MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  if (nranks < 2) bench_fail("mpi_put needs at least 2 ranks");
+  s.src = bench_alloc(o.max_size);
+  const size_t win_bytes = s.rank == 1 ? o.max_size * (size_t)o.window : 0;
+  MPI_Win_allocate((MPI_Aint)win_bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &s.base, &s.win);
+  if (s.rank == 0) {
+    printf("# mpi_put: %d put(s) then MPI_Win_flush per iteration, passive target\n",
+           o.window);
+    printf("# size us MB/s\n");
+    MPI_Win_lock_all(0, s.win);
+  }
+  for (s.size = bench_next_size(&o, 0); s.size; s.size = bench_next_size(&o, s.size)) {
+    long iters = 0;
+    double t = bench_measure(&o, run, &s, &iters);
+    check_size(&s);
+    if (s.rank == 0) {
+      const double per = t / (double)iters;
+      printf("%zu %.3f %.1f\n", s.size, per * 1e6, (double)s.size * o.window / per / 1e6);
+      fflush(stdout);
+    }
+  }
+  if (s.rank == 0) MPI_Win_unlock_all(s.win);
+  MPI_Win_free(&s.win);
+  free(s.src);
+  MPI_Finalize();
+  return 0;
+}
