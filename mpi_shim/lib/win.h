@@ -264,7 +264,9 @@ int rma_target(Win& w, int rank, MPI_Aint disp, int count, MPI_Datatype type,
 int rma_remote(Win& w, int r, const RmaBlock& b, uint64_t* addr,
                std::span<const std::byte>* rkey, RmaLock& lock);
 
-// A request for an RMA operation (Rput, Rget, ...): complete when the op is.
+// A request for an RMA operation (Rput, Rget, ...): complete when the op is; one already
+// complete (a target of MPI_PROC_NULL).
 MPI_Request rma_request(Win& w, RmaOpRef op);
+MPI_Request rma_request_done(const Win& w);
 
 }  // namespace torus::mpi

@@ -97,11 +97,7 @@ int run(MPI_Win win, const AccArgs& a, MPI_Request* request, const char* fn) {
   Win* w = win_get(win);
   if (!w) return raise_win(nullptr, MPI_ERR_WIN, fn);
   if (a.rank == MPI_PROC_NULL) {
-    if (request) {
-      MPI_Status st;
-      status_empty(&st);
-      *request = request_create(nullptr, false, win_error_scope(*w), st);
-    }
+    if (request) *request = rma_request_done(*w);
     return MPI_SUCCESS;
   }
   RmaOpRef op;
@@ -117,6 +113,40 @@ bool cas_type(MPI_Datatype t) {
          (op_valid(MPI_BAND, t) || op_valid(MPI_LAND, t));
 }
 
+int accumulate(const void* origin, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+               int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request* request,
+               const char* fn) {
+  AccArgs a;
+  a.origin = origin;
+  a.ocount = ocount;
+  a.otype = otype;
+  a.rank = rank;
+  a.disp = disp;
+  a.tcount = tcount;
+  a.ttype = ttype;
+  a.op = op;
+  return run(win, a, request, fn);
+}
+
+int get_accumulate(const void* origin, int ocount, MPI_Datatype otype, void* result, int rcount,
+                   MPI_Datatype rtype, int rank, MPI_Aint disp, int tcount, MPI_Datatype ttype,
+                   MPI_Op op, MPI_Win win, MPI_Request* request, const char* fn) {
+  AccArgs a;
+  a.kind = RmaAm::GetAcc;
+  a.origin = origin;
+  a.ocount = ocount;
+  a.otype = otype;
+  a.result = result;
+  a.rcount = rcount;
+  a.rtype = rtype;
+  a.rank = rank;
+  a.disp = disp;
+  a.tcount = tcount;
+  a.ttype = ttype;
+  a.op = op;
+  return run(win, a, request, fn);
+}
+
 }  // namespace
 }  // namespace torus::mpi
 
@@ -128,16 +158,8 @@ extern "C" {
 int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
                     int target_rank, MPI_Aint target_disp, int target_count,
                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
-  AccArgs a;
-  a.origin = origin_addr;
-  a.ocount = origin_count;
-  a.otype = origin_datatype;
-  a.rank = target_rank;
-  a.disp = target_disp;
-  a.tcount = target_count;
-  a.ttype = target_datatype;
-  a.op = op;
-  return run(win, a, nullptr, "MPI_Accumulate");
+  return accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                    target_count, target_datatype, op, win, nullptr, "MPI_Accumulate");
 }
 
 int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
@@ -145,16 +167,17 @@ int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype ori
                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                      MPI_Request* request) {
   if (!request) return raise_win(win_get(win), MPI_ERR_ARG, "MPI_Raccumulate");
-  AccArgs a;
-  a.origin = origin_addr;
-  a.ocount = origin_count;
-  a.otype = origin_datatype;
-  a.rank = target_rank;
-  a.disp = target_disp;
-  a.tcount = target_count;
-  a.ttype = target_datatype;
-  a.op = op;
-  return run(win, a, request, "MPI_Raccumulate");
+  return accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                    target_count, target_datatype, op, win, request, "MPI_Raccumulate");
+}
+
+int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        void* result_addr, int result_count, MPI_Datatype result_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  return get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                        result_datatype, target_rank, target_disp, target_count,
+                        target_datatype, op, win, nullptr, "MPI_Get_accumulate");
 }
 
 int PMPI_Rget_accumulate(const void* origin_addr, int origin_count,
@@ -162,30 +185,10 @@ int PMPI_Rget_accumulate(const void* origin_addr, int origin_count,
                          MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
                          int target_count, MPI_Datatype target_datatype, MPI_Op op,
                          MPI_Win win, MPI_Request* request) {
-  const char* fn = request ? "MPI_Rget_accumulate" : "MPI_Get_accumulate";
-  AccArgs a;
-  a.kind = RmaAm::GetAcc;
-  a.origin = origin_addr;
-  a.ocount = origin_count;
-  a.otype = origin_datatype;
-  a.result = result_addr;
-  a.rcount = result_count;
-  a.rtype = result_datatype;
-  a.rank = target_rank;
-  a.disp = target_disp;
-  a.tcount = target_count;
-  a.ttype = target_datatype;
-  a.op = op;
-  return run(win, a, request, fn);
-}
-
-int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                        void* result_addr, int result_count, MPI_Datatype result_datatype,
-                        int target_rank, MPI_Aint target_disp, int target_count,
-                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
-  return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr,
-                              result_count, result_datatype, target_rank, target_disp,
-                              target_count, target_datatype, op, win, nullptr);
+  if (!request) return raise_win(win_get(win), MPI_ERR_ARG, "MPI_Rget_accumulate");
+  return get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                        result_datatype, target_rank, target_disp, target_count,
+                        target_datatype, op, win, request, "MPI_Rget_accumulate");
 }
 
 int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype,
@@ -193,8 +196,8 @@ int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype d
   const TypeInfo* t = type_info(datatype);
   if (!t || t->predefined == MPI_DATATYPE_NULL)
     return raise_win(win_get(win), MPI_ERR_TYPE, "MPI_Fetch_and_op");
-  return PMPI_Rget_accumulate(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
-                              target_disp, 1, datatype, op, win, nullptr);
+  return get_accumulate(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
+                        target_disp, 1, datatype, op, win, nullptr, "MPI_Fetch_and_op");
 }
 
 int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr,

@@ -236,13 +236,10 @@ int put_or_get(MPI_Win win, bool put, void* origin, int ocount, MPI_Datatype oty
                const char* fn) {
   Win* w = win_get(win);
   if (!w) return raise_win(nullptr, MPI_ERR_WIN, fn);
-  if (request && rank == MPI_PROC_NULL) {
-    MPI_Status st;
-    status_empty(&st);
-    *request = request_create(nullptr, false, win_error_scope(*w), st);
+  if (rank == MPI_PROC_NULL) {
+    if (request) *request = rma_request_done(*w);
     return MPI_SUCCESS;
   }
-  if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
   RmaOpRef op;
   if (int e = transfer(*w, put, origin, ocount, otype, rank, disp, tcount, ttype,
                        request ? &op : nullptr))
@@ -255,6 +252,12 @@ int put_or_get(MPI_Win win, bool put, void* origin, int ocount, MPI_Datatype oty
 
 MPI_Request rma_request(Win& w, RmaOpRef op) {
   return request_create_op(std::make_unique<RmaPending>(std::move(op)), win_error_scope(w));
+}
+
+MPI_Request rma_request_done(const Win& w) {
+  MPI_Status st;
+  status_empty(&st);
+  return request_create(nullptr, false, win_error_scope(w), st);
 }
 
 }  // namespace torus::mpi
