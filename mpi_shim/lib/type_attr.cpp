@@ -1,19 +1,18 @@
 // Datatype attributes: MPI_Type_create_keyval / free_keyval, Type_set_attr / get_attr /
 // delete_attr, the copy callbacks on MPI_Type_dup and the delete callbacks on MPI_Type_free.
 // Attributes belong to a handle (as names do, type_name.cpp). Keyval handles are MPICH's
-// direct type-keyval handles, 0xa4c00000 | slot; a keyval lives until the user freed it and
-// no attribute uses it any more. Callbacks run without the lock held, so they may call
-// attribute functions themselves.
+// direct type-keyval handles, 0xa4c00000 | slot (keyval_table.h). Callbacks run without
+// the lock held, so they may call attribute functions themselves.
 #include <algorithm>
 #include <cstdint>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <utility>
 #include <vector>
 
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/errors.h"
+#include "mpi_shim/lib/keyval_table.h"
 #include "mpi_shim/lib/pmpi.h"
 #include "mpi_shim/lib/type_table.h"
 
@@ -21,41 +20,24 @@ using namespace torus::mpi;
 
 namespace {
 
-constexpr uint32_t kKeyvalBase = 0xa4c00000u;
-constexpr uint32_t kKeyvalMask = 0xffc00000u;
-constexpr size_t kMaxKeyvals = 0x400000;
-
-struct Keyval {
+struct Callbacks {
   MPI_Type_copy_attr_function* copy;
   MPI_Type_delete_attr_function* del;
   void* extra_state;
-  int refs;  // the user's handle plus one per attribute
 };
 
 using Attrs = std::vector<std::pair<int, void*>>;  // in the order they were set
 
+// The keyval table's lock guards `attrs` too.
 struct Table {
-  std::mutex mutex;
-  std::vector<std::optional<Keyval>> keyvals;
+  KeyvalTable<Callbacks> keyvals{0xa4c00000u};
   std::map<MPI_Datatype, Attrs> attrs;
+  std::mutex& mutex() { return keyvals.mutex(); }
 };
 
 Table& table() {
   static Table t;
   return t;
-}
-
-// With the lock held.
-Keyval* find(Table& t, int keyval) {
-  const uint32_t h = static_cast<uint32_t>(keyval);
-  if ((h & kKeyvalMask) != kKeyvalBase) return nullptr;
-  const size_t slot = h & ~kKeyvalMask;
-  return slot < t.keyvals.size() && t.keyvals[slot] ? &*t.keyvals[slot] : nullptr;
-}
-
-void unref(Table& t, int keyval) {
-  Keyval* k = find(t, keyval);
-  if (k && --k->refs == 0) t.keyvals[static_cast<uint32_t>(keyval) & ~kKeyvalMask].reset();
 }
 
 Attrs::iterator find_attr(Attrs& a, int keyval) {
@@ -65,29 +47,25 @@ Attrs::iterator find_attr(Attrs& a, int keyval) {
 // Runs keyval's delete callback on `value` without the lock; MPI_SUCCESS when it has none.
 int run_delete(MPI_Datatype type, int keyval, void* value) {
   Table& t = table();
-  MPI_Type_delete_attr_function* del = nullptr;
-  void* extra = nullptr;
+  Callbacks cb{};
   {
-    std::lock_guard lock(t.mutex);
-    if (Keyval* k = find(t, keyval)) {
-      del = k->del;
-      extra = k->extra_state;
-    }
+    std::lock_guard lock(t.mutex());
+    if (const Callbacks* k = t.keyvals.find(keyval)) cb = *k;
   }
-  return del ? del(type, keyval, value, extra) : MPI_SUCCESS;
+  return cb.del ? cb.del(type, keyval, value, cb.extra_state) : MPI_SUCCESS;
 }
 
 // Removes one attribute (after its delete callback succeeded).
 void drop(MPI_Datatype type, int keyval) {
   Table& t = table();
-  std::lock_guard lock(t.mutex);
+  std::lock_guard lock(t.mutex());
   auto a = t.attrs.find(type);
   if (a == t.attrs.end()) return;
   auto it = find_attr(a->second, keyval);
   if (it == a->second.end()) return;
   a->second.erase(it);
   if (a->second.empty()) t.attrs.erase(a);
-  unref(t, keyval);
+  t.keyvals.unref(keyval);
 }
 
 }  // namespace
@@ -104,11 +82,11 @@ int type_copy_attrs(MPI_Datatype from, MPI_Datatype to) {
   std::vector<Item> items;
   Table& t = table();
   {
-    std::lock_guard lock(t.mutex);
+    std::lock_guard lock(t.mutex());
     auto a = t.attrs.find(from);
     if (a == t.attrs.end()) return MPI_SUCCESS;
     for (auto& [keyval, value] : a->second)
-      if (Keyval* k = find(t, keyval); k && k->copy)
+      if (const Callbacks* k = t.keyvals.find(keyval); k && k->copy)
         items.push_back({keyval, value, k->copy, k->extra_state});
   }
   for (const Item& it : items) {
@@ -116,11 +94,8 @@ int type_copy_attrs(MPI_Datatype from, MPI_Datatype to) {
     int flag = 0;
     if (int e = it.copy(from, it.keyval, it.extra, it.value, &out, &flag)) return e;
     if (!flag) continue;
-    std::lock_guard lock(t.mutex);
-    if (Keyval* k = find(t, it.keyval)) {
-      ++k->refs;
-      t.attrs[to].emplace_back(it.keyval, out);
-    }
+    std::lock_guard lock(t.mutex());
+    if (t.keyvals.ref(it.keyval)) t.attrs[to].emplace_back(it.keyval, out);
   }
   return MPI_SUCCESS;
 }
@@ -131,7 +106,7 @@ int type_delete_attrs(MPI_Datatype type) {
   while (true) {
     std::pair<int, void*> attr;
     {
-      std::lock_guard lock(t.mutex);
+      std::lock_guard lock(t.mutex());
       auto a = t.attrs.find(type);
       if (a == t.attrs.end() || a->second.empty()) return MPI_SUCCESS;
       attr = a->second.back();
@@ -148,32 +123,18 @@ extern "C" {
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
                             MPI_Type_delete_attr_function* type_delete_attr_fn,
                             int* type_keyval, void* extra_state) {
-  if (!type_keyval) return raise_error(nullptr, MPI_ERR_ARG, "MPI_Type_create_keyval");
-  Table& t = table();
-  std::unique_lock lock(t.mutex);
-  auto it = std::find_if(t.keyvals.begin(), t.keyvals.end(),
-                         [](auto& s) { return !s.has_value(); });
-  if (it == t.keyvals.end()) {
-    if (t.keyvals.size() == kMaxKeyvals) {
-      lock.unlock();
-      return raise_error(nullptr, MPI_ERR_INTERN, "MPI_Type_create_keyval");
-    }
-    it = t.keyvals.emplace(t.keyvals.end());
-  }
-  *it = Keyval{type_copy_attr_fn, type_delete_attr_fn, extra_state, 1};
-  *type_keyval = static_cast<int>(kKeyvalBase | static_cast<uint32_t>(it - t.keyvals.begin()));
+  const char* fn = "MPI_Type_create_keyval";
+  if (!type_keyval) return raise_error(nullptr, MPI_ERR_ARG, fn);
+  if (int e = table().keyvals.create({type_copy_attr_fn, type_delete_attr_fn, extra_state},
+                                     type_keyval))
+    return raise_error(nullptr, e, fn);
   return MPI_SUCCESS;
 }
 
 int PMPI_Type_free_keyval(int* type_keyval) {
-  if (!type_keyval) return raise_error(nullptr, MPI_ERR_ARG, "MPI_Type_free_keyval");
-  Table& t = table();
-  std::unique_lock lock(t.mutex);
-  if (!find(t, *type_keyval)) {
-    lock.unlock();
-    return raise_error(nullptr, MPI_ERR_KEYVAL, "MPI_Type_free_keyval");
-  }
-  unref(t, *type_keyval);
+  const char* fn = "MPI_Type_free_keyval";
+  if (!type_keyval) return raise_error(nullptr, MPI_ERR_ARG, fn);
+  if (int e = table().keyvals.release(*type_keyval)) return raise_error(nullptr, e, fn);
   *type_keyval = MPI_KEYVAL_INVALID;
   return MPI_SUCCESS;
 }
@@ -184,16 +145,15 @@ int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_v
   Table& t = table();
   void* old = nullptr;
   {
-    std::unique_lock lock(t.mutex);
-    Keyval* k = find(t, type_keyval);
-    if (!k) {
+    std::unique_lock lock(t.mutex());
+    if (!t.keyvals.find(type_keyval)) {
       lock.unlock();
       return raise_error(nullptr, MPI_ERR_KEYVAL, fn);
     }
     Attrs& a = t.attrs[datatype];
     auto it = find_attr(a, type_keyval);
     if (it == a.end()) {
-      ++k->refs;
+      t.keyvals.ref(type_keyval);
       a.emplace_back(type_keyval, attribute_val);
       return MPI_SUCCESS;
     }
@@ -201,15 +161,11 @@ int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_v
   }
   // Replacing a value deletes the old one first; a failing callback keeps it.
   if (int e = run_delete(datatype, type_keyval, old)) return raise_error(nullptr, e, fn);
-  std::lock_guard lock(t.mutex);
+  std::lock_guard lock(t.mutex());
   Attrs& a = t.attrs[datatype];
   auto it = find_attr(a, type_keyval);
-  if (it != a.end()) {
-    it->second = attribute_val;
-  } else if (Keyval* k = find(t, type_keyval)) {  // deleted by the callback itself
-    ++k->refs;
-    a.emplace_back(type_keyval, attribute_val);
-  }
+  if (it != a.end()) it->second = attribute_val;
+  else if (t.keyvals.ref(type_keyval)) a.emplace_back(type_keyval, attribute_val);  // deleted by the callback itself
   return MPI_SUCCESS;
 }
 
@@ -218,8 +174,8 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_v
   if (!type_info(datatype)) return raise_error(nullptr, MPI_ERR_TYPE, fn);
   if (!attribute_val || !flag) return raise_error(nullptr, MPI_ERR_ARG, fn);
   Table& t = table();
-  std::unique_lock lock(t.mutex);
-  if (!find(t, type_keyval)) {
+  std::unique_lock lock(t.mutex());
+  if (!t.keyvals.find(type_keyval)) {
     lock.unlock();
     return raise_error(nullptr, MPI_ERR_KEYVAL, fn);
   }
@@ -239,8 +195,8 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
   Table& t = table();
   void* value = nullptr;
   {
-    std::unique_lock lock(t.mutex);
-    bool known = find(t, type_keyval) != nullptr, present = false;
+    std::unique_lock lock(t.mutex());
+    bool known = t.keyvals.find(type_keyval) != nullptr, present = false;
     if (known) {
       auto a = t.attrs.find(datatype);
       if (a != t.attrs.end()) {

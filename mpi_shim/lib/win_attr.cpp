@@ -1,14 +1,14 @@
 // Window attributes: the predefined ones (MPI_WIN_BASE, SIZE, DISP_UNIT, CREATE_FLAVOR,
 // MODEL) and user keyvals (MPI_Win_create_keyval ... Win_delete_attr), whose delete
 // callbacks run on replacement, on Win_delete_attr and on Win_free. Windows are never
-// duplicated, so copy callbacks are kept but never called. Keyval handles are MPICH's
-// direct window-keyval handles, 0xa4800000 | slot; a keyval lives until the user freed it
-// and no attribute uses it. Callbacks run without the lock held.
+// duplicated, so copy callbacks are never called. Keyval handles are MPICH's direct
+// window-keyval handles, 0xa4800000 | slot (keyval_table.h). Callbacks run without the
+// lock held.
 #include <algorithm>
 #include <mutex>
-#include <optional>
 #include <vector>
 
+#include "mpi_shim/lib/keyval_table.h"
 #include "mpi_shim/lib/pmpi.h"
 #include "mpi_shim/lib/win.h"
 #include "mpi_shim/lib/win_setup.h"
@@ -18,37 +18,14 @@ using namespace torus::mpi;
 
 namespace {
 
-constexpr uint32_t kKeyvalBase = 0xa4800000u;
-constexpr uint32_t kKeyvalMask = 0xffc00000u;
-constexpr size_t kMaxKeyvals = 0x400000;
-
-struct Keyval {
+struct Callbacks {
   MPI_Win_delete_attr_function* del;
   void* extra_state;
-  int refs;  // the user's handle plus one per attribute
 };
 
-struct Table {
-  std::mutex mutex;  // guards the keyvals and every window's attrs
-  std::vector<std::optional<Keyval>> keyvals;
-};
-
-Table& table() {
-  static Table t;
+KeyvalTable<Callbacks>& table() {
+  static KeyvalTable<Callbacks> t(0xa4800000u);
   return t;
-}
-
-// With the lock held.
-Keyval* find(Table& t, int keyval) {
-  const uint32_t h = static_cast<uint32_t>(keyval);
-  if ((h & kKeyvalMask) != kKeyvalBase) return nullptr;
-  const size_t slot = h & ~kKeyvalMask;
-  return slot < t.keyvals.size() && t.keyvals[slot] ? &*t.keyvals[slot] : nullptr;
-}
-
-void unref(Table& t, int keyval) {
-  Keyval* k = find(t, keyval);
-  if (k && --k->refs == 0) t.keyvals[static_cast<uint32_t>(keyval) & ~kKeyvalMask].reset();
 }
 
 auto find_attr(Win& w, int keyval) {
@@ -56,26 +33,20 @@ auto find_attr(Win& w, int keyval) {
 }
 
 int run_delete(Win& w, int keyval, void* value) {
-  Table& t = table();
-  MPI_Win_delete_attr_function* del = nullptr;
-  void* extra = nullptr;
+  Callbacks cb{};
   {
-    std::lock_guard lock(t.mutex);
-    if (Keyval* k = find(t, keyval)) {
-      del = k->del;
-      extra = k->extra_state;
-    }
+    std::lock_guard lock(table().mutex());
+    if (const Callbacks* k = table().find(keyval)) cb = *k;
   }
-  return del ? del(w.handle, keyval, value, extra) : MPI_SUCCESS;
+  return cb.del ? cb.del(w.handle, keyval, value, cb.extra_state) : MPI_SUCCESS;
 }
 
 void drop(Win& w, int keyval) {
-  Table& t = table();
-  std::lock_guard lock(t.mutex);
+  std::lock_guard lock(table().mutex());
   auto it = find_attr(w, keyval);
   if (it == w.attrs.end()) return;
   w.attrs.erase(it);
-  unref(t, keyval);
+  table().unref(keyval);
 }
 
 // The predefined attributes hand out pointers to values the window holds (MPI_WIN_BASE the
@@ -98,11 +69,10 @@ bool predefined(Win& w, int keyval, void* out) {
 namespace torus::mpi {
 
 int win_delete_attrs(Win& w) {
-  Table& t = table();
   while (true) {
     std::pair<int, void*> attr;
     {
-      std::lock_guard lock(t.mutex);
+      std::lock_guard lock(table().mutex());
       if (w.attrs.empty()) return MPI_SUCCESS;
       attr = w.attrs.back();
     }
@@ -119,31 +89,14 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function*, MPI_Win_delete_attr_func
                            int* win_keyval, void* extra_state) {
   const char* fn = "MPI_Win_create_keyval";
   if (!win_keyval) return raise_error(nullptr, MPI_ERR_ARG, fn);
-  Table& t = table();
-  std::unique_lock lock(t.mutex);
-  auto it = std::find_if(t.keyvals.begin(), t.keyvals.end(), [](auto& s) { return !s; });
-  if (it == t.keyvals.end()) {
-    if (t.keyvals.size() == kMaxKeyvals) {
-      lock.unlock();
-      return raise_error(nullptr, MPI_ERR_INTERN, fn);
-    }
-    it = t.keyvals.emplace(t.keyvals.end());
-  }
-  *it = Keyval{del, extra_state, 1};
-  *win_keyval = static_cast<int>(kKeyvalBase | static_cast<uint32_t>(it - t.keyvals.begin()));
+  if (int e = table().create({del, extra_state}, win_keyval)) return raise_error(nullptr, e, fn);
   return MPI_SUCCESS;
 }
 
 int PMPI_Win_free_keyval(int* win_keyval) {
   const char* fn = "MPI_Win_free_keyval";
   if (!win_keyval) return raise_error(nullptr, MPI_ERR_ARG, fn);
-  Table& t = table();
-  std::unique_lock lock(t.mutex);
-  if (!find(t, *win_keyval)) {
-    lock.unlock();
-    return raise_error(nullptr, MPI_ERR_KEYVAL, fn);
-  }
-  unref(t, *win_keyval);
+  if (int e = table().release(*win_keyval)) return raise_error(nullptr, e, fn);
   *win_keyval = MPI_KEYVAL_INVALID;
   return MPI_SUCCESS;
 }
@@ -152,18 +105,17 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
   const char* fn = "MPI_Win_set_attr";
   Win* w = win_get(win);
   if (!w) return raise_win(nullptr, MPI_ERR_WIN, fn);
-  Table& t = table();
+  KeyvalTable<Callbacks>& t = table();
   void* old = nullptr;
   {
-    std::unique_lock lock(t.mutex);
-    Keyval* k = find(t, win_keyval);
-    if (!k) {
+    std::unique_lock lock(t.mutex());
+    if (!t.find(win_keyval)) {
       lock.unlock();
       return raise_win(w, MPI_ERR_KEYVAL, fn);
     }
     auto it = find_attr(*w, win_keyval);
     if (it == w->attrs.end()) {
-      ++k->refs;
+      t.ref(win_keyval);
       w->attrs.emplace_back(win_keyval, attribute_val);
       return MPI_SUCCESS;
     }
@@ -171,14 +123,10 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
   }
   // Replacing a value deletes the old one first; a failing callback keeps it.
   if (int e = run_delete(*w, win_keyval, old)) return raise_win(w, e, fn);
-  std::lock_guard lock(t.mutex);
+  std::lock_guard lock(t.mutex());
   auto it = find_attr(*w, win_keyval);
-  if (it != w->attrs.end()) {
-    it->second = attribute_val;
-  } else if (Keyval* k = find(t, win_keyval)) {
-    ++k->refs;
-    w->attrs.emplace_back(win_keyval, attribute_val);
-  }
+  if (it != w->attrs.end()) it->second = attribute_val;
+  else if (t.ref(win_keyval)) w->attrs.emplace_back(win_keyval, attribute_val);
   return MPI_SUCCESS;
 }
 
@@ -191,9 +139,8 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* fla
     *flag = 1;
     return MPI_SUCCESS;
   }
-  Table& t = table();
-  std::unique_lock lock(t.mutex);
-  if (!find(t, win_keyval)) {
+  std::unique_lock lock(table().mutex());
+  if (!table().find(win_keyval)) {
     lock.unlock();
     return raise_win(w, MPI_ERR_KEYVAL, fn);
   }
@@ -207,11 +154,10 @@ int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
   const char* fn = "MPI_Win_delete_attr";
   Win* w = win_get(win);
   if (!w) return raise_win(nullptr, MPI_ERR_WIN, fn);
-  Table& t = table();
   void* value = nullptr;
   {
-    std::unique_lock lock(t.mutex);
-    auto it = find(t, win_keyval) ? find_attr(*w, win_keyval) : w->attrs.end();
+    std::unique_lock lock(table().mutex());
+    auto it = table().find(win_keyval) ? find_attr(*w, win_keyval) : w->attrs.end();
     if (it == w->attrs.end()) {
       lock.unlock();
       return raise_win(w, MPI_ERR_KEYVAL, fn);
