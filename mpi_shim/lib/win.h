@@ -10,6 +10,7 @@
 // the worker progresses.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -88,6 +89,10 @@ struct Win {
   // process made of them (unmapped at the end).
   std::vector<std::byte*> local;
   std::vector<size_t> local_maps;
+  // Each member's accumulate lock where its memory is a shared object (else nullptr): an
+  // origin that maps the memory applies accumulates itself, holding it, and the target
+  // holds its own while it applies those that come as messages.
+  std::vector<std::atomic<uint32_t>*> acc_lock;
   void* shared_map = nullptr;
   size_t shared_map_bytes = 0;
   std::vector<MPI_Aint> shared_offsets;  // each member's segment in the mapping
@@ -193,6 +198,27 @@ void win_wait_until(RmaLock& lock, Pred pred) {
   const auto since = std::chrono::steady_clock::now();
   while (!pred()) win_wait_step(lock, since);
 }
+
+// Applying accumulates (win_apply.cpp). The accumulate lock: spins (yielding) until it is
+// had; a null lock is no lock.
+class AccLockGuard {
+ public:
+  explicit AccLockGuard(std::atomic<uint32_t>* lock);
+  ~AccLockGuard();
+  AccLockGuard(const AccLockGuard&) = delete;
+  AccLockGuard& operator=(const AccLockGuard&) = delete;
+
+ private:
+  std::atomic<uint32_t>* lock_;
+};
+// Whether an accumulate may use op on type (predefined ops, MPI_REPLACE, MPI_NO_OP).
+bool rma_op_valid(MPI_Op op, MPI_Datatype type) noexcept;
+// length bytes of packed `type` elements at `at`: old bytes into `old` (when given), then
+// at = data op at. CAS: data holds the compare bytes then the new ones. MPI error codes.
+int rma_apply(std::byte* at, size_t length, MPI_Op op, MPI_Datatype type,
+              std::span<const std::byte> data, std::byte* old);
+int rma_compare_and_swap(std::byte* at, size_t length, std::span<const std::byte> data,
+                         std::byte* old);
 
 // Active messages of the RMA protocol (win_am.cpp).
 enum class RmaAm : uint8_t {

@@ -45,6 +45,28 @@ int basic_of(MPI_Datatype type, MPI_Datatype* basic) {
   return *basic == MPI_DATATYPE_NULL ? MPI_ERR_TYPE : MPI_SUCCESS;
 }
 
+// A target whose memory (and accumulate lock) this process maps: the op is applied here,
+// now, under the target's lock, as the target would apply it. Returns an MPI error code.
+int apply_local(Win& w, const AccArgs& a, RmaOp& op, std::byte* target, MPI_Datatype basic,
+                const std::vector<RmaBlock>& blocks) {
+  AccLockGuard guard(w.acc_lock[size_t(a.rank)]);
+  auto* result = static_cast<std::byte*>(op.into.data());
+  if (a.kind == RmaAm::Cas)
+    return rma_compare_and_swap(target + blocks.front().offset, op.cas.size() / 2, op.cas,
+                                result);
+  const auto* data = static_cast<const std::byte*>(op.origin.data());
+  size_t pos = 0;
+  for (const RmaBlock& b : blocks) {
+    std::span<const std::byte> in;
+    if (a.op != MPI_NO_OP) in = {data + pos, size_t(b.length)};
+    if (int e = rma_apply(target + b.offset, b.length, a.op, basic, in,
+                          result ? result + pos : nullptr))
+      return e;
+    pos += size_t(b.length);
+  }
+  return MPI_SUCCESS;
+}
+
 int start(Win& w, const AccArgs& a, RmaOpRef* out) {
   if (a.ocount < 0 || a.rcount < 0) return MPI_ERR_COUNT;
   std::unique_lock lock(rma_mutex());
@@ -68,12 +90,20 @@ int start(Win& w, const AccArgs& a, RmaOpRef* out) {
     if (int e = op->into.init(a.result, a.rcount, a.rtype)) return e;
     if (op->into.bytes() != bytes) return MPI_ERR_ARG;
   }
-  const uint32_t id = win_track(w, op);
-  int e = MPI_SUCCESS;
   if (a.kind == RmaAm::Cas) {
     op->cas.resize(2 * bytes);
     std::memcpy(op->cas.data(), a.compare, bytes);
     std::memcpy(op->cas.data() + bytes, a.origin, bytes);
+  }
+  if (std::byte* target = w.local[size_t(a.rank)]; target && w.acc_lock[size_t(a.rank)]) {
+    op->error = apply_local(w, a, *op, target, basic, blocks);
+    op->poll();  // finished: a staged result is unpacked
+    *out = std::move(op);
+    return (*out)->error;
+  }
+  const uint32_t id = win_track(w, op);
+  int e = MPI_SUCCESS;
+  if (a.kind == RmaAm::Cas) {
     RmaAmHdr h{};
     h.kind = RmaAm::Cas;
     h.win_id = w.id;

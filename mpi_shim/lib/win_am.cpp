@@ -41,49 +41,21 @@ std::byte* target_bytes(Win& w, uint64_t offset, uint64_t length) {
   return static_cast<std::byte*>(w.base) + offset;
 }
 
-bool rma_op_valid(MPI_Op op, MPI_Datatype type) {
-  if (op == MPI_REPLACE || op == MPI_NO_OP) return true;
-  return !is_user_op(op) && op_valid(op, type);
-}
-
-// Applies one accumulate chunk at the target, first copying the bytes it replaces into
-// `old` (when given). Returns an MPI error code.
+// Applies one accumulate chunk at the target (copying the bytes it replaces into `old`
+// first, when given), under the window's accumulate lock. Returns an MPI error code.
 int apply(Win& w, const RmaAmHdr& h, std::span<const std::byte> data, std::byte* old) {
   std::byte* at = target_bytes(w, h.offset, h.length);
   if (!at) return MPI_ERR_RMA_RANGE;
-  const MPI_Datatype type = h.type;
-  const size_t elem = type_packed_size(type);
-  if (elem == 0 || h.length % elem != 0 || !rma_op_valid(h.mpi_op, type)) return MPI_ERR_ARG;
-  if (old) std::memcpy(old, at, h.length);
-  if (h.mpi_op == MPI_NO_OP) return MPI_SUCCESS;
-  if (data.size() != h.length) return MPI_ERR_ARG;
-  if (h.mpi_op == MPI_REPLACE) {
-    std::memcpy(at, data.data(), h.length);
-    return MPI_SUCCESS;
-  }
-  // The kernels read typed elements: give them aligned copies of both operands (the
-  // payload sits at any offset in the transport's buffer, the target where the user put it).
-  thread_local std::vector<std::max_align_t> scratch;
-  const size_t words = (h.length + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
-  scratch.resize(2 * words);
-  auto* in = reinterpret_cast<std::byte*>(scratch.data());
-  auto* inout = reinterpret_cast<std::byte*>(scratch.data() + words);
-  std::memcpy(in, data.data(), h.length);
-  std::memcpy(inout, at, h.length);
-  op_apply(h.mpi_op, type, in, inout, inout, h.length / elem);
-  std::memcpy(at, inout, h.length);
-  return MPI_SUCCESS;
+  AccLockGuard guard(w.acc_lock[size_t(w.rank)]);
+  return rma_apply(at, h.length, h.mpi_op, h.type, data, old);
 }
 
 int compare_and_swap(Win& w, const RmaAmHdr& h, std::span<const std::byte> data,
                      std::byte* old) {
   std::byte* at = target_bytes(w, h.offset, h.length);
   if (!at) return MPI_ERR_RMA_RANGE;
-  if (data.size() != 2 * h.length) return MPI_ERR_ARG;
-  std::memcpy(old, at, h.length);
-  if (std::memcmp(old, data.data(), h.length) == 0)
-    std::memcpy(at, data.data() + h.length, h.length);
-  return MPI_SUCCESS;
+  AccLockGuard guard(w.acc_lock[size_t(w.rank)]);
+  return rma_compare_and_swap(at, h.length, data, old);
 }
 
 RmaAmHdr reply_to(const Win& w, const RmaAmHdr& h, RmaAm kind) {

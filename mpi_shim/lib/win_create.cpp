@@ -58,6 +58,12 @@ int win_setup(Comm& parent, void* base, MPI_Aint size, int disp_unit, MPI_Info i
   w->posts_from.assign(n, 0);
   w->completes_from.assign(n, 0);
   w->region_replies.assign(n, 0);
+  // Everything a message handler may touch is sized before the window is installed: a
+  // member that finished the exchange first may send to it while we are still in it.
+  w->local.assign(n, nullptr);
+  w->local_maps.assign(n, 0);
+  w->acc_lock.assign(n, nullptr);
+  if (*shm_name) w->acc_lock[size_t(w->rank)] = win_acc_lock_at(base, size_t(size));
   w->region_answer.assign(n, {});
   w->remote_regions.assign(n, {});
   if (info != MPI_INFO_NULL) (void)PMPI_Info_dup(info, &w->info);
@@ -109,8 +115,6 @@ int win_setup(Comm& parent, void* base, MPI_Aint size, int disp_unit, MPI_Info i
     raw->peers[r] = {all[r].base, all[r].size, all[r].disp_unit,
                      {keys.begin() + long(displs[r]), keys.begin() + long(displs[r] + counts[r])}};
   }
-  raw->local.assign(n, nullptr);
-  raw->local_maps.assign(n, 0);
   if (flavor != MPI_WIN_FLAVOR_DYNAMIC && size > 0)
     raw->local[size_t(raw->rank)] = static_cast<std::byte*>(base);
   if (flavor == MPI_WIN_FLAVOR_ALLOCATE) {

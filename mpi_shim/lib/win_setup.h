@@ -2,6 +2,8 @@
 // win_shared.cpp, win_attr.cpp).
 #pragma once
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -27,6 +29,11 @@ void win_unmap_shared(Win& w);
 // object that members on this host can map, its name in `name` and *mapped its size; heap
 // memory (*mapped 0) when that fails; nullptr when size is 0 or nothing could be had.
 void* win_local_alloc(size_t size, char* name, size_t name_len, size_t* mapped);
+// Such an object's bytes for a window of `size` (its accumulate lock on a line of its own
+// after the window), and where the lock sits.
+inline constexpr size_t kAccLockBytes = 64;
+size_t win_local_object_bytes(size_t size) noexcept;
+std::atomic<uint32_t>* win_acc_lock_at(void* object, size_t size) noexcept;
 // Collective over the window's communicator: maps the objects of the members on this host
 // (hosts, names: every member's), then each owner unlinks its name.
 void win_local_map(Win& w, Comm& wc, const std::vector<uint64_t>& hosts,

@@ -91,19 +91,25 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
     offsets[r] = MPI_Aint(total);
     total += size_t(sizes[r]);
   }
+  // After the segments, each member's accumulate lock on a line of its own.
+  const size_t locks_at = (total + kAccLockBytes - 1) / kAccLockBytes * kAccLockBytes;
+  const size_t mapped = total == 0 ? 0 : locks_at + kAccLockBytes * sizes.size();
   void* map = nullptr;
-  if (int e = map_shared(*c, total, &map)) return raise_error(c, e, fn);
+  if (int e = map_shared(*c, mapped, &map)) return raise_error(c, e, fn);
   std::byte* base = map ? static_cast<std::byte*>(map) + offsets[size_t(c->rank)] : nullptr;
   if (int e = win_setup(*c, base, size, disp_unit, info, MPI_WIN_FLAVOR_SHARED, win)) {
-    if (map) munmap(map, total);
+    if (map) munmap(map, mapped);
     return raise_error(c, e, fn);
   }
   Win* w = win_get(*win);
   w->shared_map = map;
-  w->shared_map_bytes = total;
+  w->shared_map_bytes = mapped;
   // Every member's segment is in the mapping: Put and Get to them are copies.
-  for (size_t r = 0; map && r < sizes.size(); ++r)
+  for (size_t r = 0; map && r < sizes.size(); ++r) {
+    auto* lock = static_cast<std::byte*>(map) + locks_at + kAccLockBytes * r;
+    w->acc_lock[r] = reinterpret_cast<std::atomic<uint32_t>*>(lock);
     if (sizes[r] > 0) w->local[r] = static_cast<std::byte*>(map) + offsets[r];
+  }
   w->shared_offsets = std::move(offsets);
   *static_cast<void**>(baseptr) = base;
   return MPI_SUCCESS;
