@@ -42,7 +42,9 @@ void* win_local_alloc(size_t size, char* name, size_t name_len, size_t* mapped) 
   const int fd = shm_open(n, O_CREAT | O_EXCL | O_RDWR, 0600);
   void* m = MAP_FAILED;
   if (fd >= 0) {
-    if (ftruncate(fd, off_t(bytes)) == 0)
+    // Reserved now: a tmpfs too small for it would otherwise kill the process with SIGBUS
+    // at the first store into a page it cannot back; here it falls back to heap memory.
+    if (ftruncate(fd, off_t(bytes)) == 0 && posix_fallocate(fd, 0, off_t(bytes)) == 0)
       m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (m == MAP_FAILED) shm_unlink(n);

@@ -32,13 +32,21 @@ int map_shared(Comm& c, size_t total, void** map) {
   *map = nullptr;
   NameMsg msg{MPI_SUCCESS, {}};
   int fd = -1;
+  bool created = false;
   if (c.rank == 0 && total > 0) {
     std::snprintf(msg.name, sizeof(msg.name), "/torus-win-%d-%u", int(getpid()),
                   g_counter.fetch_add(1));
     fd = shm_open(msg.name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    created = fd >= 0;
+    // Reserved now, not at the first store into each page (SIGBUS on a full tmpfs).
     if (fd < 0 || ftruncate(fd, off_t(total)) != 0) msg.error = MPI_ERR_RMA_SHARED;
+    else if (posix_fallocate(fd, 0, off_t(total)) != 0) msg.error = MPI_ERR_NO_MEM;
   }
-  if (Status s = coll::bcast(c, &msg, sizeof(msg), 0); is_error(s)) return error_from_status(s);
+  if (Status s = coll::bcast(c, &msg, sizeof(msg), 0); is_error(s)) {
+    if (fd >= 0) close(fd);
+    if (created) shm_unlink(msg.name);
+    return error_from_status(s);
+  }
   if (total == 0) return MPI_SUCCESS;
   int local = msg.error;
   if (local == MPI_SUCCESS && c.rank != 0) {
@@ -53,7 +61,7 @@ int map_shared(Comm& c, size_t total, void** map) {
   if (fd >= 0) close(fd);
   int agreed = MPI_SUCCESS;
   Status s = coll::allreduce(c, &local, &agreed, 1, MPI_INT, MPI_MAX);
-  if (c.rank == 0 && msg.error == MPI_SUCCESS) shm_unlink(msg.name);  // every member has it
+  if (created) shm_unlink(msg.name);  // every member has it open, or none will
   if (is_error(s)) agreed = error_from_status(s);
   if (agreed != MPI_SUCCESS && *map) {
     munmap(*map, total);
