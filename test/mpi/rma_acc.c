@@ -6,7 +6,8 @@
  * Get_accumulate with SUM (old values checked where one origin owns the location) and NO_OP
  * (an atomic read); Fetch_and_op as a shared counter under MPI_LOCK_SHARED (the fetched values
  * over all ranks are exactly 0..size*N-1); a Compare_and_swap mutex guarding a non-atomic
- * increment; Raccumulate and Rget_accumulate completed by Wait. Any size. */
+ * increment; Raccumulate and Rget_accumulate completed by Wait; every rank at once adding a
+ * 4096-long vector into one Win_allocate window, exact in every element. Any size. */
 #include <string.h>
 
 #include "check.h"
@@ -390,6 +391,40 @@ static void cas_mutex(void) {
   CHECK_MPI(MPI_Win_free(&win));
 }
 
+/* Every rank adds to the same long vector on rank 0 at once, in a window made by
+ * Win_allocate (which an MPI may place where origins apply accumulates themselves): each
+ * element must end exactly size * rounds, so no two accumulates interleave in an element. */
+static void contended_sum(void) {
+  enum { kLongs = 4096, kRounds = 40 };
+  long* mem = NULL;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(rank == 0 ? (MPI_Aint)(sizeof(long) * kLongs) : 0, sizeof(long),
+                             MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  if (rank == 0) {
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+    for (int i = 0; i < kLongs; ++i) mem[i] = 0;
+    CHECK_MPI(MPI_Win_unlock(0, win));
+  }
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  long* ones = malloc(sizeof(long) * kLongs);
+  CHECK(ones);
+  for (int i = 0; i < kLongs; ++i) ones[i] = 1;
+  CHECK_MPI(MPI_Win_lock_all(0, win));
+  for (int k = 0; k < kRounds; ++k) {
+    CHECK_MPI(MPI_Accumulate(ones, kLongs, MPI_LONG, 0, 0, kLongs, MPI_LONG, MPI_SUM, win));
+    if (k % 8 == 7) CHECK_MPI(MPI_Win_flush(0, win));
+  }
+  CHECK_MPI(MPI_Win_unlock_all(win));
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == 0) {
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    for (int i = 0; i < kLongs; ++i) CHECK(mem[i] == (long)size * kRounds);
+    CHECK_MPI(MPI_Win_unlock(0, win));
+  }
+  free(ones);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
 int main(int argc, char** argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -401,6 +436,7 @@ int main(int argc, char** argv) {
   get_accumulate(1);
   fetch_and_op_counter();
   cas_mutex();
+  contended_sum();
   CHECK_MPI(MPI_Finalize());
   if (rank == 0) printf("mpi rma_acc ok: %d ranks\n", size);
   return 0;
