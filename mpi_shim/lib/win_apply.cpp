@@ -4,6 +4,7 @@
 // two never interleave within an element.
 #include <sched.h>
 
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -43,8 +44,15 @@ int rma_apply(std::byte* at, size_t length, MPI_Op op, MPI_Datatype type,
     std::memcpy(at, data.data(), length);
     return MPI_SUCCESS;
   }
-  // The kernels read typed elements: give them aligned copies of both operands (the
-  // payload sits at any offset in the transport's buffer, the target where the user put it).
+  // The kernels read typed elements: aligned operands go to them as they are; otherwise
+  // (a payload at any offset in the transport's buffer, a target where the user put it)
+  // they get aligned copies.
+  const auto misaligned = (reinterpret_cast<uintptr_t>(at) |
+                           reinterpret_cast<uintptr_t>(data.data())) % alignof(std::max_align_t);
+  if (misaligned == 0) {
+    op_apply(op, type, data.data(), at, at, length / elem);
+    return MPI_SUCCESS;
+  }
   thread_local std::vector<std::max_align_t> scratch;
   const size_t words = (length + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
   scratch.resize(2 * words);
