@@ -195,6 +195,7 @@ void win_wait_step(RmaLock& lock,
                    std::chrono::steady_clock::time_point since);
 template <class Pred>
 void win_wait_until(RmaLock& lock, Pred pred) {
+  if (pred()) return;  // most flushes: no clock read (30-70 ns in a VM)
   const auto since = std::chrono::steady_clock::now();
   while (!pred()) win_wait_step(lock, since);
 }

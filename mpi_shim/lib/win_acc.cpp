@@ -67,41 +67,48 @@ int apply_local(Win& w, const AccArgs& a, RmaOp& op, std::byte* target, MPI_Data
   return MPI_SUCCESS;
 }
 
+// Starts the op; *out (when given) gets it for a request to wait on.
 int start(Win& w, const AccArgs& a, RmaOpRef* out) {
   if (a.ocount < 0 || a.rcount < 0) return MPI_ERR_COUNT;
   std::unique_lock lock(rma_mutex());
-  std::vector<RmaBlock> blocks;
+  thread_local std::vector<RmaBlock> blocks;  // reused: no allocation per call
   size_t bytes = 0;
   if (int e = rma_target(w, a.rank, a.disp, a.tcount, a.ttype, &blocks, &bytes)) return e;
   MPI_Datatype basic = MPI_DATATYPE_NULL, other = MPI_DATATYPE_NULL;
   if (int e = basic_of(a.ttype, &basic)) return e;
   if (int e = check_op(a, basic)) return e;
-  auto op = std::make_shared<RmaOp>();
-  op->target = a.rank;
+  // Applied here and now, with nobody to wait for it afterwards: the op lives on the stack.
+  const bool local = w.local[size_t(a.rank)] && w.acc_lock[size_t(a.rank)];
+  RmaOp here;
+  RmaOpRef held;
+  if (!local || out) held = std::make_shared<RmaOp>();
+  RmaOp& op = held ? *held : here;
+  op.target = a.rank;
   if (a.op != MPI_NO_OP) {
     if (int e = basic_of(a.otype, &other)) return e;
     if (other != basic) return MPI_ERR_TYPE;
-    if (int e = op->origin.init(a.origin, a.ocount, a.otype)) return e;
-    if (op->origin.bytes() != bytes) return MPI_ERR_ARG;
+    if (int e = op.origin.init(a.origin, a.ocount, a.otype)) return e;
+    if (op.origin.bytes() != bytes) return MPI_ERR_ARG;
   }
   if (a.kind != RmaAm::Acc) {
     if (int e = basic_of(a.rtype, &other)) return e;
     if (other != basic) return MPI_ERR_TYPE;
-    if (int e = op->into.init(a.result, a.rcount, a.rtype)) return e;
-    if (op->into.bytes() != bytes) return MPI_ERR_ARG;
+    if (int e = op.into.init(a.result, a.rcount, a.rtype)) return e;
+    if (op.into.bytes() != bytes) return MPI_ERR_ARG;
   }
   if (a.kind == RmaAm::Cas) {
-    op->cas.resize(2 * bytes);
-    std::memcpy(op->cas.data(), a.compare, bytes);
-    std::memcpy(op->cas.data() + bytes, a.origin, bytes);
+    op.cas.resize(2 * bytes);
+    std::memcpy(op.cas.data(), a.compare, bytes);
+    std::memcpy(op.cas.data() + bytes, a.origin, bytes);
   }
-  if (std::byte* target = w.local[size_t(a.rank)]; target && w.acc_lock[size_t(a.rank)]) {
-    op->error = apply_local(w, a, *op, target, basic, blocks);
-    op->poll();  // finished: a staged result is unpacked
-    *out = std::move(op);
-    return (*out)->error;
+  if (local) {
+    op.error = apply_local(w, a, op, w.local[size_t(a.rank)], basic, blocks);
+    op.poll();  // finished: a staged result is unpacked
+    const int e = op.error;
+    if (out) *out = std::move(held);
+    return e;
   }
-  const uint32_t id = win_track(w, op);
+  const uint32_t id = win_track(w, held);
   int e = MPI_SUCCESS;
   if (a.kind == RmaAm::Cas) {
     RmaAmHdr h{};
@@ -112,14 +119,14 @@ int start(Win& w, const AccArgs& a, RmaOpRef* out) {
     h.type = basic;
     h.offset = blocks.front().offset;
     h.length = bytes;
-    e = rma_send_chunk(w, *op, h, op->cas);
+    e = rma_send_chunk(w, op, h, op.cas);
   } else {
-    e = rma_send_chunks(w, *op, id, a.kind, a.op, basic, blocks);
+    e = rma_send_chunks(w, op, id, a.kind, a.op, basic, blocks);
   }
-  if (op->awaiting == 0) w.by_id.erase(id);
-  if (e != MPI_SUCCESS) op->error = e;
-  w.ops.push_back(op);
-  *out = std::move(op);
+  if (op.awaiting == 0) w.by_id.erase(id);
+  if (e != MPI_SUCCESS) op.error = e;
+  w.ops.push_back(held);
+  if (out) *out = std::move(held);
   return e;
 }
 
@@ -131,7 +138,7 @@ int run(MPI_Win win, const AccArgs& a, MPI_Request* request, const char* fn) {
     return MPI_SUCCESS;
   }
   RmaOpRef op;
-  if (int e = start(*w, a, &op)) return raise_win(w, e, fn);
+  if (int e = start(*w, a, request ? &op : nullptr)) return raise_win(w, e, fn);
   if (request) *request = rma_request(*w, std::move(op));
   return MPI_SUCCESS;
 }
