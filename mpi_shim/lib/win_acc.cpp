@@ -150,9 +150,8 @@ bool cas_type(MPI_Datatype t) {
          (op_valid(MPI_BAND, t) || op_valid(MPI_LAND, t));
 }
 
-int accumulate(const void* origin, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
-               int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request* request,
-               const char* fn) {
+AccArgs acc_args(const void* origin, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                 int tcount, MPI_Datatype ttype, MPI_Op op) {
   AccArgs a;
   a.origin = origin;
   a.ocount = ocount;
@@ -162,25 +161,23 @@ int accumulate(const void* origin, int ocount, MPI_Datatype otype, int rank, MPI
   a.tcount = tcount;
   a.ttype = ttype;
   a.op = op;
-  return run(win, a, request, fn);
+  return a;
+}
+
+int accumulate(const void* origin, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+               int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request* request,
+               const char* fn) {
+  return run(win, acc_args(origin, ocount, otype, rank, disp, tcount, ttype, op), request, fn);
 }
 
 int get_accumulate(const void* origin, int ocount, MPI_Datatype otype, void* result, int rcount,
                    MPI_Datatype rtype, int rank, MPI_Aint disp, int tcount, MPI_Datatype ttype,
                    MPI_Op op, MPI_Win win, MPI_Request* request, const char* fn) {
-  AccArgs a;
+  AccArgs a = acc_args(origin, ocount, otype, rank, disp, tcount, ttype, op);
   a.kind = RmaAm::GetAcc;
-  a.origin = origin;
-  a.ocount = ocount;
-  a.otype = otype;
   a.result = result;
   a.rcount = rcount;
   a.rtype = rtype;
-  a.rank = rank;
-  a.disp = disp;
-  a.tcount = tcount;
-  a.ttype = ttype;
-  a.op = op;
   return run(win, a, request, fn);
 }
 
@@ -242,19 +239,13 @@ int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, voi
                           MPI_Win win) {
   const char* fn = "MPI_Compare_and_swap";
   if (!cas_type(datatype)) return raise_win(win_get(win), MPI_ERR_TYPE, fn);
-  AccArgs a;
+  AccArgs a = acc_args(origin_addr, 1, datatype, target_rank, target_disp, 1, datatype,
+                       MPI_REPLACE);
   a.kind = RmaAm::Cas;
-  a.origin = origin_addr;
-  a.ocount = 1;
-  a.otype = datatype;
   a.result = result_addr;
   a.rcount = 1;
   a.rtype = datatype;
   a.compare = compare_addr;
-  a.rank = target_rank;
-  a.disp = target_disp;
-  a.tcount = 1;
-  a.ttype = datatype;
   return run(win, a, nullptr, fn);
 }
 
