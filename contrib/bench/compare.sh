@@ -108,6 +108,8 @@ declare -A nsizes_of=([latency]=${#sizes[@]} [bw]=${#sizes[@]} [bibw]=${#sizes[@
 n=1  # allreduce_min, then the sizes above it (bench.h's sweep)
 for s in "${sizes[@]}"; do ((s > allreduce_min)) && n=$((n + 1)); done
 nsizes_of[allreduce]=$n
+nsizes_of[put]=${#sizes[@]}
+nsizes_of[acc]=$n  # from 8 bytes, as allreduce
 
 has() { [[ ",$1," == *",$2,"* ]]; }
 cpu_a=0
@@ -278,9 +280,11 @@ for w in torus openmpi mpich; do
   ok=1
   extra=()
   [[ $w == torus && -n $cflags ]] && read -r -a extra <<<"$cflags"
-  for b in latency bw bibw allreduce; do
-    "${wrapper[$w]}" -O2 ${extra[@]+"${extra[@]}"} -o "$bench_bin/$w/mpi_$b" "$here/mpi/mpi_$b.c" \
-      >>"$raw/compile.log" 2>&1 ||
+  for b in latency bw bibw allreduce put acc; do
+    src=$b defs=()
+    [[ $b == acc ]] && src=put defs=(-DBENCH_ACCUMULATE)  # one source, two programs
+    "${wrapper[$w]}" -O2 ${extra[@]+"${extra[@]}"} ${defs[@]+"${defs[@]}"} \
+      -o "$bench_bin/$w/mpi_$b" "$here/mpi/mpi_$src.c" >>"$raw/compile.log" 2>&1 ||
       { ok=0; log "cannot build mpi_$b with ${wrapper[$w]} (log: $raw/compile.log)"; }
   done
   ((ok)) && built[$w]=1
@@ -357,6 +361,14 @@ for ((r = 1; r <= rounds; r++)); do
     while read -r sys; do
       mpi_job "$r" mpi4_allreduce "$sys" allreduce 4 -m "$allreduce_min:$max_size" "${mpi_args[@]}"
     done < <(rotate "$r" "${mpi4_systems[@]}")
+    # One-sided, over shared memory only: a put or an accumulate, then a flush.
+    for b in put acc; do
+      lo=$min_size
+      [[ $b == acc ]] && lo=$allreduce_min
+      while read -r sys; do
+        mpi_job "$r" "mpi_$b" "$sys" "$b" 2 -m "$lo:$max_size" "${mpi_args[@]}"
+      done < <(rotate "$r" "${mpi4_systems[@]}")
+    done
   fi
   log "round $r: transport $((t1 - t0)) s, limits $((t2 - t1)) s, MPI $(($(date +%s) - t2)) s"
 done

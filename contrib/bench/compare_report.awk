@@ -239,6 +239,15 @@ END {
         " the CPU collapses here. Target: at most 1.0x Open MPI's time."
   table("mpi4_allreduce", "MPI allreduce, 4 ranks on 2 cores (us per call)", "mpi4_allreduce", "torus", "ompi mpich", "lat", "", "time per call (us)")
   print ""
+  print "## MPI one-sided communication, 2 ranks"
+  print ""
+  print "mpi_put.c: rank 0 in an MPI_Win_lock_all epoch on a window made by MPI_Win_allocate, per" \
+        " iteration one MPI_Put of SIZE bytes to rank 1 then MPI_Win_flush; built with" \
+        " -DBENCH_ACCUMULATE it is mpi_acc: MPI_Accumulate(MPI_SUM) of SIZE / 8 longs instead." \
+        " Rank 1 waits in the library meanwhile. Shared memory only."
+  table("mpi_put", "MPI put + flush, shared memory (us per put)", "mpi_put", "torus", "ompi mpich", "lat", "", "time per put (us)")
+  table("mpi_acc", "MPI accumulate + flush, shared memory (us per accumulate)", "mpi_acc", "torus", "ompi mpich", "lat", "", "time per accumulate (us)")
+  print ""
   print "## The machine's limits (same rounds)"
   print ""
   print "- cache line handed between the two CPUs, one way (floor_cacheline): " \

@@ -1,8 +1,8 @@
 /* MPI one-sided put, in the style of osu_put_latency and osu_put_bw: rank 0 holds a passive
  * epoch (MPI_Win_lock_all) on a window made by MPI_Win_allocate on ranks 0 and 1, and per
  * iteration puts -w messages of SIZE bytes to rank 1 then completes them with
- * MPI_Win_flush. Prints 'SIZE US MB/s' per size: the time of one iteration and the bytes
- * it moved per second. -w 1 is the latency of a put made remotely complete; a larger -w is
+ * MPI_Win_flush. Prints 'SIZE US' per size: the time of one iteration. -w 1 (the default)
+ * is the latency of a put made remotely complete; with a larger -w, SIZE * W / US is the
  * bandwidth. Rank 1 only takes part in the iteration-count broadcasts, so an implementation
  * that needs the target's progress for puts gets it there. Built with -DBENCH_ACCUMULATE
  * it is mpi_acc: MPI_Accumulate(MPI_SUM) of SIZE / 8 longs instead of each put (sizes from
@@ -108,7 +108,7 @@ int main(int argc, char **argv) {
     printf("# mpi_put: %d put(s) then MPI_Win_flush per iteration, passive target\n",
            o.window);
 #endif
-    printf("# size us MB/s\n");
+    printf("# size us\n");
     MPI_Win_lock_all(0, s.win);
   }
   for (s.size = bench_next_size(&o, 0); s.size; s.size = bench_next_size(&o, s.size)) {
@@ -116,8 +116,7 @@ int main(int argc, char **argv) {
     double t = bench_measure(&o, run, &s, &iters);
     check_size(&s);
     if (s.rank == 0) {
-      const double per = t / (double)iters;
-      printf("%zu %.3f %.1f\n", s.size, per * 1e6, (double)s.size * o.window / per / 1e6);
+      printf("%zu %.3f\n", s.size, t * 1e6 / (double)iters);
       fflush(stdout);
     }
   }
