@@ -26,10 +26,13 @@ std::atomic<Phase> g_phase{Phase::NotStarted};
 constexpr const char* kAddrKey = "mpi-addr";
 
 void on_endpoint_error(void* arg, Endpoint* ep, Status status) {
-  const Runtime* rt = static_cast<const Runtime*>(arg);
+  Runtime* rt = static_cast<Runtime*>(arg);
   std::fprintf(stderr, "torus MPI: rank %d: connection to peer %016llx failed: %s\n",
                rt->world_rank, static_cast<unsigned long long>(ep->peer_uid()),
                status_string(status));
+  for (size_t r = 0; r < rt->endpoints.size(); ++r)
+    if (rt->endpoints[r].load(std::memory_order_acquire) == ep)
+      rt->peer_failed[r].store(true, std::memory_order_release);
 }
 
 int setup_failed(const char* what, const std::string& why) {
@@ -83,6 +86,7 @@ int runtime_start(int thread_level) {
       is_error(rt->boot->fence()))
     return setup_failed("address exchange", "the bootstrap's put or fence failed");
   rt->endpoints = std::vector<std::atomic<Endpoint*>>(static_cast<size_t>(job.size));
+  rt->peer_failed = std::make_unique<std::atomic<bool>[]>(static_cast<size_t>(job.size));
   comms_init(job.rank, job.size);
   g_runtime = std::move(rt);
   g_phase.store(Phase::Running, std::memory_order_release);
@@ -132,6 +136,11 @@ Endpoint* endpoint_to(int world_rank) {
   }
   slot.store(ep.value(), std::memory_order_release);
   return ep.value();
+}
+
+bool peer_failed(int world_rank) noexcept {
+  const Runtime* rt = g_runtime.get();
+  return rt && rt->peer_failed[static_cast<size_t>(world_rank)].load(std::memory_order_acquire);
 }
 
 Status wait_for(Request* req) { return g_runtime->worker->wait_request(req); }

@@ -32,6 +32,9 @@ struct Runtime {
   } attrs{};
   // Endpoints by world rank; nullptr until the first message to that rank.
   std::vector<std::atomic<Endpoint*>> endpoints;
+  // World ranks whose connection failed for good (the endpoint error handler): waits on
+  // messages from them (RMA answers) give up instead of waiting forever.
+  std::unique_ptr<std::atomic<bool>[]> peer_failed;
   std::mutex connect_mutex;  // the bootstrap serves one thread at a time
 };
 
@@ -47,6 +50,9 @@ int runtime_stop();
 // The endpoint to a world rank (a bootstrap get and a connect on first use), or nullptr with
 // the reason logged.
 Endpoint* endpoint_to(int world_rank);
+
+// Whether the connection to a world rank failed for good.
+bool peer_failed(int world_rank) noexcept;
 
 // Blocks until req completes (spin, then sleep on the worker); returns its status.
 Status wait_for(Request* req);

@@ -37,6 +37,7 @@ struct Comm;
 // Get's or Get_accumulate's staging is unpacked into the user's buffer.
 struct RmaOp {
   int target = 0;
+  int world_target = -1;  // set when chunks await answers: a failed peer ends the wait
   std::vector<Request*> reqs;
   size_t awaiting = 0;   // chunks sent whose ack/reply has not come back
   bool sending = false;  // more chunks to come: an early answer must not retire the id
@@ -178,8 +179,12 @@ inline int check_win(Win* w, int code, const char* fn) {
 }
 ErrorScope win_error_scope(const Win& w);
 
-// The endpoint to window rank r (nullptr when it cannot be reached).
+// The endpoint to window rank r (nullptr when it cannot be reached); its world rank, and
+// whether the connection to it failed for good (waits for its answers then give up with
+// MPI_ERR_PROC_ABORTED instead of waiting forever).
 Endpoint* win_endpoint(const Win& w, int r);
+int win_world_rank(const Win& w, int r);
+bool win_peer_failed(const Win& w, int r);
 // MPI error code for a failed torus transfer on a window.
 int rma_error(Status s) noexcept;
 

@@ -108,6 +108,7 @@ int start(Win& w, const AccArgs& a, RmaOpRef* out) {
     if (out) *out = std::move(held);
     return e;
   }
+  op.world_target = win_world_rank(w, a.rank);
   const uint32_t id = win_track(w, held);
   int e = MPI_SUCCESS;
   if (a.kind == RmaAm::Cas) {

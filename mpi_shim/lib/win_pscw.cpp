@@ -44,6 +44,13 @@ bool all_arrived(const std::vector<int>& counts, const std::vector<int>& ranks) 
   return true;
 }
 
+// Whether a peer we still wait for has failed: its message will never come.
+bool one_failed(const Win& w, const std::vector<int>& counts, const std::vector<int>& ranks) {
+  for (int r : ranks)
+    if (counts[size_t(r)] == 0 && win_peer_failed(w, r)) return true;
+  return false;
+}
+
 void consume(std::vector<int>& counts, const std::vector<int>& ranks) {
   for (int r : ranks) --counts[size_t(r)];
 }
@@ -93,7 +100,10 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
   std::vector<int> targets;
   if (int e = window_ranks(*w, group, &targets)) return raise_win(w, e, fn);
   if (!(assert & MPI_MODE_NOCHECK)) {
-    win_wait_until(lock, [&] { return all_arrived(w->posts_from, targets); });
+    win_wait_until(lock, [&] {
+      return all_arrived(w->posts_from, targets) || one_failed(*w, w->posts_from, targets);
+    });
+    if (!all_arrived(w->posts_from, targets)) return raise_win(w, MPI_ERR_PROC_ABORTED, fn);
     consume(w->posts_from, targets);
   }
   w->started = true;
@@ -122,7 +132,15 @@ int PMPI_Win_wait(MPI_Win win) {
   if (!w) return err;
   std::unique_lock lock(rma_mutex());
   if (!w->posted) return raise_win(w, MPI_ERR_RMA_SYNC, fn);
-  win_wait_until(lock, [&] { return all_arrived(w->completes_from, w->post_group); });
+  win_wait_until(lock, [&] {
+    return all_arrived(w->completes_from, w->post_group) ||
+           one_failed(*w, w->completes_from, w->post_group);
+  });
+  if (!all_arrived(w->completes_from, w->post_group)) {
+    w->posted = false;  // the epoch cannot complete: it ends with the error
+    w->post_group.clear();
+    return raise_win(w, MPI_ERR_PROC_ABORTED, fn);
+  }
   consume(w->completes_from, w->post_group);
   w->posted = false;
   w->post_group.clear();

@@ -8,6 +8,7 @@
 #include "core/base/copy.h"
 #include "mpi_shim/lib/pmpi.h"
 #include "mpi_shim/lib/request.h"
+#include "mpi_shim/lib/runtime.h"
 #include "mpi_shim/lib/status.h"
 #include "mpi_shim/lib/win.h"
 
@@ -17,7 +18,11 @@ bool RmaOp::poll() {
   if (finished) return true;
   for (Request* r : reqs)
     if (r && !r->completed()) return false;
-  if (awaiting > 0) return false;
+  if (awaiting > 0) {
+    if (world_target < 0 || !peer_failed(world_target)) return false;
+    awaiting = 0;  // the answers will never come
+    if (error == MPI_SUCCESS) error = MPI_ERR_PROC_ABORTED;
+  }
   for (Request*& r : reqs) {
     if (!r) continue;
     if (is_error(r->status()) && error == MPI_SUCCESS) error = rma_error(r->status());
@@ -95,7 +100,8 @@ int rma_remote(Win& w, int r, const RmaBlock& b, uint64_t* addr,
     q.offset = b.offset;
     q.length = b.length;
     if (int e = rma_am_send(w, r, q, {})) return e;
-    win_wait_until(lock, [&] { return w.region_replies[size_t(r)] > 0; });
+    win_wait_until(lock, [&] { return w.region_replies[size_t(r)] > 0 || win_peer_failed(w, r); });
+    if (w.region_replies[size_t(r)] == 0) return MPI_ERR_PROC_ABORTED;
     --w.region_replies[size_t(r)];
     WinRegion got = std::move(w.region_answer[size_t(r)]);
     if (got.size == 0 || !inside(got)) return MPI_ERR_RMA_RANGE;
@@ -220,6 +226,7 @@ int transfer(Win& w, bool put, void* origin, int ocount, MPI_Datatype otype, int
   }
   if (!one_sided) {
     // As a replacing accumulate of bytes (put) or a fetch that changes nothing (get).
+    op->world_target = win_world_rank(w, rank);
     const uint32_t id = win_track(w, op);
     first = put ? rma_send_chunks(w, *op, id, RmaAm::Acc, MPI_REPLACE, MPI_BYTE, blocks)
                 : rma_send_chunks(w, *op, id, RmaAm::GetAcc, MPI_NO_OP, MPI_BYTE, blocks);

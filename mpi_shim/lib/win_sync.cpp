@@ -37,7 +37,8 @@ int acquire(Win& w, const std::vector<int>& targets, bool exclusive,
   for (int r : targets)
     if (int e = send_plain(w, r, RmaAm::LockReq, exclusive ? 1 : 0)) return e;
   for (int r : targets) {
-    win_wait_until(lock, [&] { return w.granted[size_t(r)] != 0; });
+    win_wait_until(lock, [&] { return w.granted[size_t(r)] != 0 || win_peer_failed(w, r); });
+    if (w.granted[size_t(r)] == 0) return MPI_ERR_PROC_ABORTED;
     w.granted[size_t(r)] = 0;
   }
   return MPI_SUCCESS;

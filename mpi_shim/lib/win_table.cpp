@@ -128,8 +128,18 @@ int raise_win(Win* w, int code, const char* fn) {
 }
 
 Endpoint* win_endpoint(const Win& w, int r) {
+  const int world = win_world_rank(w, r);
+  return world >= 0 ? endpoint_to(world) : nullptr;
+}
+
+int win_world_rank(const Win& w, int r) {
   Comm* c = comm_get(w.comm);
-  return c ? endpoint_to(c->world_ranks[size_t(r)]) : nullptr;
+  return c ? c->world_ranks[size_t(r)] : -1;
+}
+
+bool win_peer_failed(const Win& w, int r) {
+  const int world = win_world_rank(w, r);
+  return world >= 0 && peer_failed(world);
 }
 
 int rma_error(Status s) noexcept {
