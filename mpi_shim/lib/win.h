@@ -193,11 +193,10 @@ bool win_can_access(const Win& w, int r) noexcept;
 // Progresses until every operation to target r (-1: all targets) is complete; returns the
 // first error among them. Called with rma_mutex held; releases it while progressing.
 int win_flush(Win& w, int r, RmaLock& lock);
+// One step of a wait that began at `since`: releases the lock, progresses (or sleeps once
+// the spin time is over), takes the lock back.
+void win_wait_step(RmaLock& lock, std::chrono::steady_clock::time_point since);
 // Progresses until pred() holds (called with the lock held; released while progressing).
-template <class Pred>
-void win_wait_until(RmaLock& lock, Pred pred);
-void win_wait_step(RmaLock& lock,
-                   std::chrono::steady_clock::time_point since);
 template <class Pred>
 void win_wait_until(RmaLock& lock, Pred pred) {
   if (pred()) return;  // most flushes: no clock read (30-70 ns in a VM)
@@ -271,7 +270,13 @@ bool rma_chunk_shrink() noexcept;
 // Registers an op whose chunks will await answers; returns the id the answers name.
 uint32_t win_track(Win& w, const RmaOpRef& op);
 
-struct RmaBlock;
+// Target ranges: the byte blocks [offset, offset + length) of count elements of a type
+// placed at byte displacement `disp` of the target window, adjacent blocks merged.
+struct RmaBlock {
+  uint64_t offset;
+  uint64_t length;
+};
+
 // Sends one chunk of op to its target, counted as awaiting its answer. Returns an MPI code.
 int rma_send_chunk(Win& w, RmaOp& op, const RmaAmHdr& h, std::span<const std::byte> payload);
 // Sends op.origin's bytes (none for MPI_NO_OP) as chunks of `kind` over the target blocks,
@@ -279,12 +284,8 @@ int rma_send_chunk(Win& w, RmaOp& op, const RmaAmHdr& h, std::span<const std::by
 int rma_send_chunks(Win& w, RmaOp& op, uint32_t id, RmaAm kind, MPI_Op mpi_op,
                     MPI_Datatype basic, const std::vector<RmaBlock>& blocks);
 
-// Target ranges: the byte blocks [offset, offset + length) of count elements of a type
-// placed at byte displacement `disp` of the target window, adjacent blocks merged.
-struct RmaBlock {
-  uint64_t offset;
-  uint64_t length;
-};
+// count elements of a type placed at byte displacement `disp` of the target window as
+// RmaBlocks, adjacent ones merged (into `out`, which is cleared first).
 void target_blocks(const TypeInfo& t, size_t count, MPI_Aint disp, std::vector<RmaBlock>& out);
 // Checks a target access: rank, disp, count, type, that the window is open to it and
 // the bytes lie inside the target's memory; fills the blocks and their total. Returns an

@@ -130,16 +130,18 @@ int win_setup(Comm& parent, void* base, MPI_Aint size, int disp_unit, MPI_Info i
 }
 
 void win_destroy(std::unique_ptr<Win> w) {
-  Worker* worker = runtime()->worker.get();
-  if (w->mem) worker->mem_deregister(w->mem);
-  for (WinRegion& r : w->attached)
-    if (r.mem) worker->mem_deregister(r.mem);
   if (w->info != MPI_INFO_NULL) PMPI_Info_free(&w->info);
   PMPI_Comm_free(&w->comm);
   win_release_memory(*w);
 }
 
 void win_release_memory(Win& w) {
+  Worker* worker = runtime()->worker.get();
+  if (w.mem) worker->mem_deregister(w.mem);
+  w.mem = nullptr;
+  for (WinRegion& r : w.attached)
+    if (r.mem) worker->mem_deregister(r.mem);
+  w.attached.clear();
   win_local_unmap(w);
   if (w.own_map_bytes) munmap(w.allocated, w.own_map_bytes);
   else std::free(w.allocated);

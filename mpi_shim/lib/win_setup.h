@@ -21,8 +21,9 @@ namespace torus::mpi {
 int win_setup(Comm& parent, void* base, MPI_Aint size, int disp_unit, MPI_Info info,
               int flavor, MPI_Win* handle, int local_error = MPI_SUCCESS,
               const char* shm_name = "");
-// Releases what a window holds (registrations, info, communicator, memory); local.
+// Releases what a window holds (info, communicator, then win_release_memory); local.
 void win_destroy(std::unique_ptr<Win> w);
+// Its registrations, mappings and memory (also at MPI_Finalize for windows left open).
 void win_release_memory(Win& w);
 void win_unmap_shared(Win& w);
 // Direct access within the host (win_local.cpp). Win_allocate's memory: a shared memory

@@ -102,14 +102,11 @@ std::unique_ptr<Win> win_uninstall(MPI_Win handle) {
 
 void wins_clear() {
   std::lock_guard lock(rma_mutex());
-  Worker* worker = runtime()->worker.get();
   for (auto& w : g_wins.slots) {
     if (!w) continue;
     for (RmaOpRef& op : w->ops) op->poll();
     w->ops.clear();
     w->by_id.clear();
-    if (w->mem) worker->mem_deregister(w->mem);
-    for (WinRegion& r : w->attached) worker->mem_deregister(r.mem);
     win_release_memory(*w);
     w.reset();
   }
