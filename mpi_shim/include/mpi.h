@@ -322,6 +322,11 @@ TORUS_MPI_FN(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag,
 TORUS_MPI_FN(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info,
                                     MPI_Comm* newcomm))
 TORUS_MPI_FN(int, Comm_test_inter, (MPI_Comm comm, int* flag))
+TORUS_MPI_FN(int, Comm_remote_size, (MPI_Comm comm, int* size))
+TORUS_MPI_FN(int, Comm_remote_group, (MPI_Comm comm, MPI_Group* group))
+TORUS_MPI_FN(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                                     int remote_leader, int tag, MPI_Comm* newintercomm))
+TORUS_MPI_FN(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm* newintracomm))
 TORUS_MPI_FN(int, Comm_set_name, (MPI_Comm comm, const char* comm_name))
 TORUS_MPI_FN(int, Comm_get_name, (MPI_Comm comm, char* comm_name, int* resultlen))
 TORUS_MPI_FN(int, Comm_create_keyval, (MPI_Comm_copy_attr_function* comm_copy_attr_fn,

@@ -2,6 +2,7 @@
 // checks, datatypes turned into bytes (type_view.h: dense types in place, others packed into
 // a staging area before and unpacked after), then the algorithms of coll.h, which move bytes.
 #include "mpi_shim/lib/coll.h"
+#include "mpi_shim/lib/coll_inter_api.h"
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/op.h"
@@ -33,12 +34,14 @@ extern "C" {
 int PMPI_Barrier(MPI_Comm comm) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Barrier");
+  if (c->inter()) return inter_barrier_call(c);
   return finish(c, coll::barrier(*c), "MPI_Barrier");
 }
 
 int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Bcast");
+  if (c->inter()) return inter_bcast_call(c, buffer, count, datatype, root);
   size_t bytes = 0;
   int err = type_bytes(datatype, count, &bytes);
   if (err == MPI_SUCCESS && (root < 0 || root >= c->size)) err = MPI_ERR_ROOT;
@@ -56,6 +59,7 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
                 int root, MPI_Comm comm) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Reduce");
+  if (c->inter()) return inter_reduce_call(c, sendbuf, recvbuf, count, datatype, op, root);
   int err = reduction_check(count, datatype, op);
   if (err == MPI_SUCCESS && (root < 0 || root >= c->size)) err = MPI_ERR_ROOT;
   if (err == MPI_SUCCESS && sendbuf == MPI_IN_PLACE && c->rank != root) err = MPI_ERR_BUFFER;
@@ -74,6 +78,7 @@ int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
                    MPI_Op op, MPI_Comm comm) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Allreduce");
+  if (c->inter()) return inter_allreduce_call(c, sendbuf, recvbuf, count, datatype, op);
   if (int err = reduction_check(count, datatype, op)) return raise_error(c, err, "MPI_Allreduce");
   if (count == 0 || type_packed_size(datatype) == 0) return MPI_SUCCESS;
   const size_t n = size_t(count);
@@ -89,6 +94,9 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Gather");
+  if (c->inter())
+    return inter_gather_call(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                             root);
   if (root < 0 || root >= c->size) return raise_error(c, MPI_ERR_ROOT, "MPI_Gather");
   if (sendbuf == MPI_IN_PLACE && c->rank != root)
     return raise_error(c, MPI_ERR_BUFFER, "MPI_Gather");
@@ -116,6 +124,9 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Scatter");
+  if (c->inter())
+    return inter_scatter_call(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                              root);
   if (root < 0 || root >= c->size) return raise_error(c, MPI_ERR_ROOT, "MPI_Scatter");
   if (recvbuf == MPI_IN_PLACE && c->rank != root)
     return raise_error(c, MPI_ERR_BUFFER, "MPI_Scatter");
@@ -145,6 +156,8 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Allgather");
+  if (c->inter())
+    return inter_allgather_call(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   size_t block = 0;
   SendView sv;
   RecvView rv;
@@ -165,6 +178,8 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Alltoall");
+  if (c->inter())
+    return inter_alltoall_call(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   size_t block = 0;
   SendView sv;
   RecvView rv;

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "mpi_shim/lib/coll.h"
+#include "mpi_shim/lib/coll_inter_api.h"
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/op.h"
@@ -19,6 +20,8 @@ int reduce_scatter_common(Comm* c, const void* sendbuf, void* recvbuf,
                           std::vector<size_t> counts, MPI_Datatype datatype, MPI_Op op,
                           const char* fn) {
   if (int err = reduction_check(0, datatype, op)) return raise_error(c, err, fn);
+  if (c->inter())
+    return inter_reduce_scatter_call(c, sendbuf, recvbuf, counts.data(), datatype, op, fn);
   size_t total = 0;
   for (size_t n : counts) total += n;
   if (total == 0 || type_packed_size(datatype) == 0) return MPI_SUCCESS;

@@ -2,6 +2,7 @@
 // counts and displacements turned into bytes (type_blocks.h: dense types in place, others
 // packed back to back in a staging area), then the algorithms of coll.h.
 #include "mpi_shim/lib/coll.h"
+#include "mpi_shim/lib/coll_inter_api.h"
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/op.h"
@@ -39,6 +40,9 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Comm comm) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Gatherv");
+  if (c->inter())
+    return inter_gatherv_call(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                              recvtype, root);
   if (root < 0 || root >= c->size) return raise_error(c, MPI_ERR_ROOT, "MPI_Gatherv");
   SendView sv;
   TypeBlocks rb;
@@ -62,6 +66,9 @@ int PMPI_Scatterv(const void* sendbuf, const int* sendcounts, const int* displs,
                   int root, MPI_Comm comm) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Scatterv");
+  if (c->inter())
+    return inter_scatterv_call(c, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                               recvtype, root);
   if (root < 0 || root >= c->size) return raise_error(c, MPI_ERR_ROOT, "MPI_Scatterv");
   TypeBlocks sb;
   RecvView rv;
@@ -86,6 +93,9 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
                     MPI_Comm comm) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Allgatherv");
+  if (c->inter())
+    return inter_allgatherv_call(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                 recvtype);
   SendView sv;
   TypeBlocks rb;
   int err = rb.init(recvbuf, c->size, recvcounts, displs, recvtype);
@@ -107,10 +117,17 @@ int PMPI_Alltoallv(const void* sendbuf, const int* sendcounts, const int* sdispl
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Alltoallv");
   TypeBlocks sb, rb;
-  int err = rb.init(recvbuf, c->size, recvcounts, rdispls, recvtype);
+  const int n = c->remote_size();
+  int err = rb.init(recvbuf, n, recvcounts, rdispls, recvtype);
+  if (c->inter()) {
+    if (err == MPI_SUCCESS)
+      err = sendbuf == MPI_IN_PLACE ? MPI_ERR_BUFFER
+                                    : sb.init(sendbuf, n, sendcounts, sdispls, sendtype);
+    return inter_alltoall_blocks(c, sb, rb, err, "MPI_Alltoallv");
+  }
   if (err == MPI_SUCCESS)
     err = sendbuf == MPI_IN_PLACE ? sb.snapshot(rb)
-                                  : sb.init(sendbuf, c->size, sendcounts, sdispls, sendtype);
+                                  : sb.init(sendbuf, n, sendcounts, sdispls, sendtype);
   return alltoall_blocks(c, sb, rb, err, "MPI_Alltoallv");
 }
 
@@ -120,17 +137,24 @@ int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Alltoallw");
   TypeBlocks sb, rb;
-  int err = rb.init_w(recvbuf, c->size, recvcounts, rdispls, recvtypes);
+  const int n = c->remote_size();
+  int err = rb.init_w(recvbuf, n, recvcounts, rdispls, recvtypes);
+  if (c->inter()) {
+    if (err == MPI_SUCCESS)
+      err = sendbuf == MPI_IN_PLACE ? MPI_ERR_BUFFER
+                                    : sb.init_w(sendbuf, n, sendcounts, sdispls, sendtypes);
+    return inter_alltoall_blocks(c, sb, rb, err, "MPI_Alltoallw");
+  }
   if (err == MPI_SUCCESS)
     err = sendbuf == MPI_IN_PLACE ? sb.snapshot(rb)
-                                  : sb.init_w(sendbuf, c->size, sendcounts, sdispls, sendtypes);
+                                  : sb.init_w(sendbuf, n, sendcounts, sdispls, sendtypes);
   return alltoall_blocks(c, sb, rb, err, "MPI_Alltoallw");
 }
 
 static int scan_common(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                        MPI_Op op, MPI_Comm comm, bool exclusive, const char* fn) {
-  Comm* c = comm_get(comm);
-  if (!c) return raise_error(nullptr, MPI_ERR_COMM, fn);
+  Comm* c = comm_get_intra(comm);  // scans are not defined on intercommunicators
+  if (!c) return raise_error(comm_get(comm), MPI_ERR_COMM, fn);
   if (int err = reduction_check(count, datatype, op)) return raise_error(c, err, fn);
   if (count == 0 || type_packed_size(datatype) == 0) return MPI_SUCCESS;
   const size_t n = size_t(count);

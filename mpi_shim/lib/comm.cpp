@@ -72,6 +72,11 @@ Comm* comm_get(MPI_Comm handle) noexcept {
   return g_comms.slots[h & 0xffffu].load(std::memory_order_acquire);
 }
 
+Comm* comm_get_intra(MPI_Comm handle) noexcept {
+  Comm* c = comm_get(handle);
+  return c && !c->inter() ? c : nullptr;
+}
+
 int comm_install(std::unique_ptr<Comm>&& c, MPI_Comm* handle) {
   std::lock_guard lock(g_comms.mutex);
   for (size_t slot = 2; slot < kMaxComms; ++slot) {
@@ -159,6 +164,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Comm_dup");
   if (!newcomm) return raise_error(c, MPI_ERR_ARG, "MPI_Comm_dup");
+  if (c->inter()) return check(c, intercomm_dup(*c, newcomm), "MPI_Comm_dup");
   uint32_t context_id = 0;
   if (int e = comm_agree_context(*c, &context_id)) return raise_error(c, e, "MPI_Comm_dup");
   int e = MPI_SUCCESS;
@@ -180,11 +186,13 @@ int PMPI_Comm_free(MPI_Comm* comm) {
   // Delete callbacks first, while the communicator is still valid for them to use.
   if (int e = comm_delete_attrs(*c)) return raise_error(c, e, "MPI_Comm_free");
   const uint32_t context_id = c->context_id;
+  const uint32_t local_id = c->inter() ? c->local->context_id : 0;
   {
     std::lock_guard lock(g_comms.mutex);
     uninstall(static_cast<uint32_t>(*comm) & 0xffffu);
   }
   context_id_release(context_id);
+  if (local_id) context_id_release(local_id);
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;
 }

@@ -46,6 +46,19 @@ struct Comm {
   uint32_t coll_seq = 0;  // collectives started on this communicator (same on every rank)
   uint32_t coll_context() const { return context_id + 1; }
 
+  // An intercommunicator (comm_inter.cpp): rank, size and world_ranks describe the local
+  // group, while point-to-point peers and the inter-group messages of its collectives name
+  // ranks of the remote group. `local` is the local group's own intracommunicator, with a
+  // context id of its own, which the intercommunicator's collectives use inside the group.
+  std::vector<int> remote_world_ranks;
+  std::shared_ptr<Comm> local;
+  bool inter() const { return local != nullptr; }
+  // Ranks that a point-to-point peer argument may name.
+  int remote_size() const { return inter() ? static_cast<int>(remote_world_ranks.size()) : size; }
+  int peer_world(int peer) const {
+    return (inter() ? remote_world_ranks : world_ranks)[static_cast<size_t>(peer)];
+  }
+
   // Scratch memory for collectives, kept between calls: a fresh buffer per call would cost
   // page faults and a memory registration for every large message. Collectives on one
   // communicator never run concurrently (the standard's rule), so one buffer suffices.
@@ -74,6 +87,10 @@ void comms_init(int world_rank, int world_size);
 void comms_clear();
 // The communicator behind a handle, or nullptr for an invalid one.
 Comm* comm_get(MPI_Comm handle) noexcept;
+// The same for calls defined on intracommunicators only (topologies, windows, scans,
+// nonblocking and neighborhood collectives): nullptr for an intercommunicator too, so that
+// it gets MPI_ERR_COMM.
+Comm* comm_get_intra(MPI_Comm handle) noexcept;
 // Collective over `parent`: a context id that no member uses (comm_context_ids.cpp); every
 // member takes it. Returns an MPI error code.
 int comm_agree_context(Comm& parent, uint32_t* context_id);
@@ -86,6 +103,9 @@ int comm_install(std::unique_ptr<Comm>&& c, MPI_Comm* handle);
 // installed (on failure the copy's attributes are deleted, the id given back and *newcomm
 // set to MPI_COMM_NULL). Both return or set MPI error codes.
 std::unique_ptr<Comm> comm_duplicate(Comm& c, int* err);
+// MPI_Comm_dup of an intercommunicator (comm_inter.cpp): collective over both groups; an MPI
+// error code.
+int intercomm_dup(Comm& c, MPI_Comm* newcomm);
 int comm_install_duplicate(std::unique_ptr<Comm> copy, uint32_t context_id, MPI_Comm* newcomm);
 // Collective over `parent`: one context id for every communicator made from it in this call
 // (their member sets must be disjoint). A member passes the new communicator's world ranks

@@ -98,8 +98,8 @@ std::shared_ptr<const Group> subgroup_of(const Comm& parent, MPI_Group group) {
 extern "C" {
 
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
-  Comm* c = comm_get(comm);
-  if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Comm_create");
+  Comm* c = comm_get_intra(comm);
+  if (!c) return raise_error(comm_get(comm), MPI_ERR_COMM, "MPI_Comm_create");
   auto g = subgroup_of(*c, group);
   if (!g) return raise_error(c, MPI_ERR_GROUP, "MPI_Comm_create");
   if (!newcomm) return raise_error(c, MPI_ERR_ARG, "MPI_Comm_create");
@@ -110,8 +110,8 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
 }
 
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
-  Comm* c = comm_get(comm);
-  if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Comm_create_group");
+  Comm* c = comm_get_intra(comm);
+  if (!c) return raise_error(comm_get(comm), MPI_ERR_COMM, "MPI_Comm_create_group");
   auto g = subgroup_of(*c, group);
   if (!g) return raise_error(c, MPI_ERR_GROUP, "MPI_Comm_create_group");
   if (tag < 0 || tag > kTagUb) return raise_error(c, MPI_ERR_TAG, "MPI_Comm_create_group");

@@ -1,5 +1,5 @@
 // MPI_Comm_set_name / MPI_Comm_get_name (names are local to the process, for tools and
-// messages) and MPI_Comm_test_inter (torus has intracommunicators only).
+// messages) and MPI_Comm_test_inter.
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -41,7 +41,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   Comm* c = comm_get(comm);
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Comm_test_inter");
   if (!flag) return raise_error(c, MPI_ERR_ARG, "MPI_Comm_test_inter");
-  *flag = 0;
+  *flag = c->inter() ? 1 : 0;
   return MPI_SUCCESS;
 }
 

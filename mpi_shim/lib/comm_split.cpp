@@ -31,8 +31,8 @@ using namespace torus::mpi;
 extern "C" {
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
-  Comm* c = comm_get(comm);
-  if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Comm_split");
+  Comm* c = comm_get_intra(comm);
+  if (!c) return raise_error(comm_get(comm), MPI_ERR_COMM, "MPI_Comm_split");
   if (color < 0 && color != MPI_UNDEFINED) return raise_error(c, MPI_ERR_ARG, "MPI_Comm_split");
   if (!newcomm) return raise_error(c, MPI_ERR_ARG, "MPI_Comm_split");
   int mine[2] = {color, key};
@@ -54,15 +54,22 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
   Comm* a = comm_get(comm1);
   Comm* b = comm_get(comm2);
   if (!a || !b) return raise_error(a ? a : b, MPI_ERR_COMM, "MPI_Comm_compare");
+  // Intercommunicators compare both groups, each the way an intracommunicator's one is.
+  auto sorted = [](std::vector<int> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
   if (a == b) {
     *result = MPI_IDENT;
-  } else if (a->world_ranks == b->world_ranks) {
+  } else if (a->inter() != b->inter()) {
+    *result = MPI_UNEQUAL;
+  } else if (a->world_ranks == b->world_ranks &&
+             a->remote_world_ranks == b->remote_world_ranks) {
     *result = MPI_CONGRUENT;
   } else {
-    std::vector<int> sa = a->world_ranks, sb = b->world_ranks;
-    std::sort(sa.begin(), sa.end());
-    std::sort(sb.begin(), sb.end());
-    *result = sa == sb ? MPI_SIMILAR : MPI_UNEQUAL;
+    const bool same = sorted(a->world_ranks) == sorted(b->world_ranks) &&
+                      sorted(a->remote_world_ranks) == sorted(b->remote_world_ranks);
+    *result = same ? MPI_SIMILAR : MPI_UNEQUAL;
   }
   return MPI_SUCCESS;
 }

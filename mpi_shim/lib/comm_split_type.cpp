@@ -43,8 +43,8 @@ extern "C" {
 // Info hints are not read: no split type here takes any.
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info /*info*/,
                          MPI_Comm* newcomm) {
-  Comm* c = comm_get(comm);
-  if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Comm_split_type");
+  Comm* c = comm_get_intra(comm);
+  if (!c) return raise_error(comm_get(comm), MPI_ERR_COMM, "MPI_Comm_split_type");
   if ((split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) || !newcomm)
     return raise_error(c, MPI_ERR_ARG, "MPI_Comm_split_type");
   const bool defined = split_type != MPI_UNDEFINED;

@@ -25,9 +25,9 @@ size_t n_of(const Comm* c) { return static_cast<size_t>(c->size); }
 namespace torus::mpi {
 
 Comm* icoll_comm_and_request(MPI_Comm comm, MPI_Request* request, const char* fn, int* err) {
-  Comm* c = comm_get(comm);
+  Comm* c = comm_get_intra(comm);  // no intercommunicator collectives here yet
   if (!c) {
-    *err = raise_error(nullptr, MPI_ERR_COMM, fn);
+    *err = raise_error(comm_get(comm), MPI_ERR_COMM, fn);
     return nullptr;
   }
   if (!request) {

@@ -40,9 +40,9 @@ struct Neighbor {
 // The communicator and its neighbor lists, or nullptr after raising the error (*err).
 Comm* setup(MPI_Comm comm, const void* sendbuf, void* recvbuf, Neighbor* n, const char* fn,
             int* err) {
-  Comm* c = comm_get(comm);
+  Comm* c = comm_get_intra(comm);  // no intercommunicator collectives here yet
   if (!c) {
-    *err = raise_error(nullptr, MPI_ERR_COMM, fn);
+    *err = raise_error(comm_get(comm), MPI_ERR_COMM, fn);
     return nullptr;
   }
   int e = neighbor_plan(*c, &n->plan);

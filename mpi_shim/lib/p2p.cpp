@@ -58,7 +58,7 @@ int p2p_check_resolved(const Comm* c, int count, MPI_Datatype type, int peer, in
 
 int p2p_check_envelope(const Comm* c, int peer, int tag, bool receiving) {
   if (tag > kTagUb || (tag < 0 && !(receiving && tag == MPI_ANY_TAG))) return MPI_ERR_TAG;
-  if (peer != MPI_PROC_NULL && (peer >= c->size || (peer < 0 && !(receiving &&
+  if (peer != MPI_PROC_NULL && (peer >= c->remote_size() || (peer < 0 && !(receiving &&
                                                                   peer == MPI_ANY_SOURCE))))
     return MPI_ERR_RANK;
   return MPI_SUCCESS;

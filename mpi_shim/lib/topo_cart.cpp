@@ -103,8 +103,8 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
 
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                      int /*reorder*/, MPI_Comm* comm_cart) {
-  Comm* c = comm_get(comm_old);
-  if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Cart_create");
+  Comm* c = comm_get_intra(comm_old);
+  if (!c) return raise_error(comm_get(comm_old), MPI_ERR_COMM, "MPI_Cart_create");
   if (!comm_cart) return raise_error(c, MPI_ERR_ARG, "MPI_Cart_create");
   if (ndims < 0 || (ndims > 0 && (!dims || !periods)))
     return raise_error(c, MPI_ERR_DIMS, "MPI_Cart_create");

@@ -88,8 +88,8 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
                                     const int destinations[], const int destweights[],
                                     MPI_Info /*info*/, int /*reorder*/, MPI_Comm* comm_dist_graph) {
   const char* fn = "MPI_Dist_graph_create_adjacent";
-  Comm* c = comm_get(comm_old);
-  if (!c) return raise_error(nullptr, MPI_ERR_COMM, fn);
+  Comm* c = comm_get_intra(comm_old);
+  if (!c) return raise_error(comm_get(comm_old), MPI_ERR_COMM, fn);
   if (!comm_dist_graph || indegree < 0 || outdegree < 0) return raise_error(c, MPI_ERR_ARG, fn);
   auto g = std::make_shared<DistGraphTopology>();
   int e = take_ranks(sources, indegree, c->size, &g->sources);
@@ -105,8 +105,8 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
                            const int destinations[], const int weights[], MPI_Info /*info*/,
                            int /*reorder*/, MPI_Comm* comm_dist_graph) {
   const char* fn = "MPI_Dist_graph_create";
-  Comm* c = comm_get(comm_old);
-  if (!c) return raise_error(nullptr, MPI_ERR_COMM, fn);
+  Comm* c = comm_get_intra(comm_old);
+  if (!c) return raise_error(comm_get(comm_old), MPI_ERR_COMM, fn);
   if (!comm_dist_graph || n < 0 || (n > 0 && (!sources || !degrees)))
     return raise_error(c, MPI_ERR_ARG, fn);
   // Each edge goes to both its ends, grouped by the rank it goes to.

@@ -51,8 +51,8 @@ extern "C" {
 
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
                       int /*reorder*/, MPI_Comm* comm_graph) {
-  Comm* c = comm_get(comm_old);
-  if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Graph_create");
+  Comm* c = comm_get_intra(comm_old);
+  if (!c) return raise_error(comm_get(comm_old), MPI_ERR_COMM, "MPI_Graph_create");
   if (!comm_graph || nnodes < 0 || nnodes > c->size)
     return raise_error(c, MPI_ERR_ARG, "MPI_Graph_create");
   if (int e = check_graph(nnodes, index, edges)) return raise_error(c, e, "MPI_Graph_create");

@@ -10,7 +10,7 @@ namespace torus::mpi {
 Status post_send(const Comm& c, uint32_t ctx, const void* buf, size_t len, int dest, int tag,
                  bool sync, Request** req) {
   *req = nullptr;
-  Endpoint* ep = endpoint_to(c.world_ranks[static_cast<size_t>(dest)]);
+  Endpoint* ep = endpoint_to(c.peer_world(dest));
   if (!ep) return Status::Unreachable;
   SendParams params;
   params.sync = sync;

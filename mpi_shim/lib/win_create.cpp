@@ -167,7 +167,7 @@ extern "C" {
 int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                     MPI_Win* win) {
   const char* fn = "MPI_Win_create";
-  Comm* c = comm_get(comm);
+  Comm* c = comm_get_intra(comm);  // windows live on intracommunicators
   if (int e = win_check_args(c, size, disp_unit, win)) return raise_error(c, e, fn);
   return check(c, win_setup(*c, base, size, disp_unit, info, MPI_WIN_FLAVOR_CREATE, win), fn);
 }
@@ -175,7 +175,7 @@ int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                       void* baseptr, MPI_Win* win) {
   const char* fn = "MPI_Win_allocate";
-  Comm* c = comm_get(comm);
+  Comm* c = comm_get_intra(comm);  // windows live on intracommunicators
   if (int e = win_check_args(c, size, disp_unit, win)) return raise_error(c, e, fn);
   if (!baseptr) return raise_error(c, MPI_ERR_ARG, fn);
   char name[48];
@@ -201,7 +201,7 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
 
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   const char* fn = "MPI_Win_create_dynamic";
-  Comm* c = comm_get(comm);
+  Comm* c = comm_get_intra(comm);  // windows live on intracommunicators
   if (int e = win_check_args(c, 0, 1, win)) return raise_error(c, e, fn);
   return check(c, win_setup(*c, MPI_BOTTOM, 0, 1, info, MPI_WIN_FLAVOR_DYNAMIC, win), fn);
 }

@@ -87,7 +87,7 @@ extern "C" {
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                              void* baseptr, MPI_Win* win) {
   const char* fn = "MPI_Win_allocate_shared";
-  Comm* c = comm_get(comm);
+  Comm* c = comm_get_intra(comm);  // windows live on intracommunicators
   if (int e = win_check_args(c, size, disp_unit, win)) return raise_error(c, e, fn);
   if (!baseptr) return raise_error(c, MPI_ERR_ARG, fn);
   std::vector<MPI_Aint> sizes(size_t(c->size));

@@ -1,0 +1,455 @@
+/* Intercommunicators: MPI_Intercomm_create (two ways of splitting the job, the leaders at
+ * either end of their groups), the local and remote groups, point-to-point across with
+ * wildcards and isolation from the parent, every blocking collective with both roots and
+ * checked against values computed here, Intercomm_merge in each order, Comm_dup and
+ * Comm_compare, error classes, and creating and freeing many in a row. Any size; one rank
+ * has no second group and only checks what needs none. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+static int wrank, wsize;
+
+/* One intercommunicator and what each side knows of both groups. */
+struct inter {
+  MPI_Comm comm;
+  int in_a;              /* this process is in group A */
+  int lrank, lsize;      /* in the local group */
+  int rsize;             /* of the remote group */
+  int *lworld, *rworld;  /* world ranks of the local and the remote group, in group order */
+};
+
+static int *members(int in_a, int (*is_a)(int), int *n) {
+  int *w = malloc(sizeof(int) * (size_t)wsize), k = 0;
+  CHECK(w != NULL);
+  for (int r = 0; r < wsize; ++r)
+    if (!!is_a(r) == !!in_a) w[k++] = r;
+  *n = k;
+  return w;
+}
+
+static int block_a(int r) { return r < wsize / 3 + 1; }
+static int even_a(int r) { return r % 2 == 0; }
+
+/* Groups A and B as is_a splits the world; the leaders are local rank `leader_last ? last :
+ * 0` of each group, found in MPI_COMM_WORLD as the peer communicator. */
+static struct inter make_inter(int (*is_a)(int), int leader_last, int tag) {
+  struct inter x;
+  x.in_a = is_a(wrank);
+  MPI_Comm local;
+  CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, x.in_a, wrank, &local));
+  x.lworld = members(x.in_a, is_a, &x.lsize);
+  x.rworld = members(!x.in_a, is_a, &x.rsize);
+  const int local_leader = leader_last ? x.lsize - 1 : 0;
+  const int remote_leader = x.rworld[leader_last ? x.rsize - 1 : 0];
+  CHECK_MPI(MPI_Intercomm_create(local, local_leader, MPI_COMM_WORLD, remote_leader, tag,
+                                 &x.comm));
+  CHECK_MPI(MPI_Comm_free(&local));
+  CHECK_MPI(MPI_Comm_rank(x.comm, &x.lrank));
+  int n = -1, flag = 0;
+  CHECK_MPI(MPI_Comm_size(x.comm, &n));
+  CHECK(n == x.lsize && x.lworld[x.lrank] == wrank);
+  CHECK_MPI(MPI_Comm_remote_size(x.comm, &n));
+  CHECK(n == x.rsize);
+  CHECK_MPI(MPI_Comm_test_inter(x.comm, &flag));
+  CHECK(flag == 1);
+  return x;
+}
+
+static void free_inter(struct inter *x) {
+  CHECK_MPI(MPI_Comm_free(&x->comm));
+  CHECK(x->comm == MPI_COMM_NULL);
+  free(x->lworld);
+  free(x->rworld);
+}
+
+/* Both groups, as world ranks through MPI_Group_translate_ranks. */
+static void groups(const struct inter *x) {
+  MPI_Group world, g;
+  CHECK_MPI(MPI_Comm_group(MPI_COMM_WORLD, &world));
+  for (int remote = 0; remote < 2; ++remote) {
+    const int n = remote ? x->rsize : x->lsize;
+    const int *expect = remote ? x->rworld : x->lworld;
+    if (remote) CHECK_MPI(MPI_Comm_remote_group(x->comm, &g));
+    else CHECK_MPI(MPI_Comm_group(x->comm, &g));
+    int gn = -1;
+    CHECK_MPI(MPI_Group_size(g, &gn));
+    CHECK(gn == n);
+    int *in = malloc(sizeof(int) * (size_t)n), *out = malloc(sizeof(int) * (size_t)n);
+    CHECK(in && out);
+    for (int i = 0; i < n; ++i) in[i] = i;
+    CHECK_MPI(MPI_Group_translate_ranks(g, n, in, world, out));
+    for (int i = 0; i < n; ++i) CHECK(out[i] == expect[i]);
+    free(in);
+    free(out);
+    CHECK_MPI(MPI_Group_free(&g));
+  }
+  CHECK_MPI(MPI_Group_free(&world));
+}
+
+/* Every process sends one message to every remote one, received with wildcards; statuses
+ * name remote ranks. Then a Sendrecv between partners named explicitly. */
+static void p2p(const struct inter *x) {
+  MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)x->rsize);
+  int *out = malloc(sizeof(int) * (size_t)x->rsize);
+  int *seen = calloc((size_t)x->rsize, sizeof(int));
+  CHECK(reqs && out && seen);
+  for (int j = 0; j < x->rsize; ++j) {
+    out[j] = wrank * 1000 + j;
+    CHECK_MPI(MPI_Isend(&out[j], 1, MPI_INT, j, 40 + x->lrank % 3, x->comm, &reqs[j]));
+  }
+  for (int k = 0; k < x->rsize; ++k) {
+    int v = -1;
+    MPI_Status st;
+    CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, x->comm, &st));
+    CHECK(st.MPI_SOURCE >= 0 && st.MPI_SOURCE < x->rsize && !seen[st.MPI_SOURCE]);
+    seen[st.MPI_SOURCE] = 1;
+    CHECK(st.MPI_TAG == 40 + st.MPI_SOURCE % 3);
+    CHECK(v == x->rworld[st.MPI_SOURCE] * 1000 + x->lrank);
+  }
+  CHECK_MPI(MPI_Waitall(x->rsize, reqs, MPI_STATUSES_IGNORE));
+  /* Everyone has had all of those before the next messages leave. */
+  CHECK_MPI(MPI_Barrier(x->comm));
+  /* Partners: local rank i of A with remote rank i % rsize; B answers every A process that
+   * picked it, so B's ranks receive from the A ranks i with i % L_B == own rank. */
+  if (x->in_a) {
+    const int peer = x->lrank % x->rsize;
+    int mine = wrank, got = -1;
+    MPI_Status st;
+    CHECK_MPI(MPI_Sendrecv(&mine, 1, MPI_INT, peer, 7, &got, 1, MPI_INT, peer, 8, x->comm, &st));
+    CHECK(got == x->rworld[peer] + 10000 && st.MPI_SOURCE == peer && st.MPI_TAG == 8);
+  } else {
+    for (int i = x->lrank; i < x->rsize; i += x->lsize) {
+      int got = -1, back = wrank + 10000;
+      CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, i, 7, x->comm, MPI_STATUS_IGNORE));
+      CHECK(got == x->rworld[i]);
+      CHECK_MPI(MPI_Send(&back, 1, MPI_INT, i, 8, x->comm));
+    }
+  }
+  free(reqs);
+  free(out);
+  free(seen);
+}
+
+/* A message on the intercommunicator never matches a wildcard receive on the world. */
+static void isolation(const struct inter *x) {
+  if (x->lrank != 0) return;
+  const int peer_world = x->rworld[0];
+  int on_inter = 1, on_world = 2, got = 0;
+  MPI_Request reqs[2];
+  CHECK_MPI(MPI_Isend(&on_inter, 1, MPI_INT, 0, 3, x->comm, &reqs[0]));
+  CHECK_MPI(MPI_Isend(&on_world, 1, MPI_INT, peer_world, 3, MPI_COMM_WORLD, &reqs[1]));
+  CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE));
+  CHECK(got == 2);
+  CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, x->comm, MPI_STATUS_IGNORE));
+  CHECK(got == 1);
+  CHECK_MPI(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+}
+
+/* The root argument of a rooted collective whose root is local rank `r` of group A (a_root)
+ * or of group B. */
+static int root_arg(const struct inter *x, int a_root, int r) {
+  if (x->in_a == a_root) return x->lrank == r ? MPI_ROOT : MPI_PROC_NULL;
+  return r;
+}
+static int is_root(const struct inter *x, int a_root, int r) {
+  return x->in_a == a_root && x->lrank == r;
+}
+
+static void rooted(const struct inter *x) {
+  for (int a_root = 0; a_root < 2; ++a_root) {
+    /* The root: the last rank of its group, so not the leader where the group has two. */
+    const int gsize = x->in_a == a_root ? x->lsize : x->rsize;
+    const int r = gsize - 1;
+    const int root = root_arg(x, a_root, r);
+    const int root_world = x->in_a == a_root ? x->lworld[r] : x->rworld[r];
+    const int others = x->in_a == a_root ? x->rsize : x->lsize; /* the non-root group */
+    const int *oworld = x->in_a == a_root ? x->rworld : x->lworld;
+
+    /* Bcast of 5000 ints (beyond the eager sizes). */
+    int *buf = malloc(sizeof(int) * 5000);
+    CHECK(buf);
+    for (int i = 0; i < 5000; ++i) buf[i] = is_root(x, a_root, r) ? root_world * 7 + i : -1;
+    CHECK_MPI(MPI_Bcast(buf, 5000, MPI_INT, root, x->comm));
+    if (root >= 0)
+      for (int i = 0; i < 5000; ++i) CHECK(buf[i] == root_world * 7 + i);
+    free(buf);
+
+    /* Reduce: SUM and MAX of the other group's contributions. */
+    long v[3] = {wrank + 1, 2L * wrank, -wrank}, got[3] = {0, 0, 0};
+    CHECK_MPI(MPI_Reduce(v, got, 3, MPI_LONG, MPI_SUM, root, x->comm));
+    if (root == MPI_ROOT) {
+      long s0 = 0, s1 = 0, s2 = 0;
+      for (int i = 0; i < others; ++i) {
+        s0 += oworld[i] + 1;
+        s1 += 2L * oworld[i];
+        s2 -= oworld[i];
+      }
+      CHECK(got[0] == s0 && got[1] == s1 && got[2] == s2);
+    }
+    int mx = wrank, gmx = -1;
+    CHECK_MPI(MPI_Reduce(&mx, &gmx, 1, MPI_INT, MPI_MAX, root, x->comm));
+    if (root == MPI_ROOT) CHECK(gmx == oworld[others - 1]);
+
+    /* Gather and Gatherv: the other group's (world rank, rank) pairs; Gatherv with j + 1
+     * ints from rank j, placed back to front. */
+    int pair[2] = {wrank, x->lrank};
+    int *all = root == MPI_ROOT ? malloc(sizeof(int) * 2 * (size_t)others) : NULL;
+    CHECK_MPI(MPI_Gather(pair, 2, MPI_INT, all, 2, MPI_INT, root, x->comm));
+    if (root == MPI_ROOT) {
+      for (int j = 0; j < others; ++j) CHECK(all[2 * j] == oworld[j] && all[2 * j + 1] == j);
+      free(all);
+    }
+    int mine[64];
+    const int nmine = x->lrank + 1;
+    for (int i = 0; i < nmine; ++i) mine[i] = wrank * 100 + i;
+    int *counts = NULL, *displs = NULL, *vbuf = NULL, total = 0;
+    if (root == MPI_ROOT) {
+      counts = malloc(sizeof(int) * (size_t)others);
+      displs = malloc(sizeof(int) * (size_t)others);
+      for (int j = others - 1; j >= 0; --j) {
+        counts[j] = j + 1;
+        displs[j] = total;
+        total += j + 1;
+      }
+      vbuf = malloc(sizeof(int) * (size_t)(total ? total : 1));
+    }
+    CHECK_MPI(MPI_Gatherv(mine, nmine, MPI_INT, vbuf, counts, displs, MPI_INT, root, x->comm));
+    if (root == MPI_ROOT)
+      for (int j = 0; j < others; ++j)
+        for (int i = 0; i <= j; ++i) CHECK(vbuf[displs[j] + i] == oworld[j] * 100 + i);
+
+    /* Scatter and Scatterv, the reverse. */
+    int *sbuf = NULL;
+    if (root == MPI_ROOT) {
+      sbuf = malloc(sizeof(int) * 2 * (size_t)others);
+      for (int j = 0; j < others; ++j) {
+        sbuf[2 * j] = oworld[j] + 500;
+        sbuf[2 * j + 1] = j;
+      }
+    }
+    int two[2] = {-1, -1};
+    CHECK_MPI(MPI_Scatter(sbuf, 2, MPI_INT, two, 2, MPI_INT, root, x->comm));
+    if (root >= 0) CHECK(two[0] == wrank + 500 && two[1] == x->lrank);
+    free(sbuf);
+    if (root == MPI_ROOT)
+      for (int j = 0; j < others; ++j)
+        for (int i = 0; i <= j; ++i) vbuf[displs[j] + i] = oworld[j] * 3 + i;
+    int back[64];
+    memset(back, 0xff, sizeof back);
+    CHECK_MPI(MPI_Scatterv(vbuf, counts, displs, MPI_INT, back, nmine, MPI_INT, root, x->comm));
+    if (root >= 0)
+      for (int i = 0; i < nmine; ++i) CHECK(back[i] == wrank * 3 + i);
+    free(counts);
+    free(displs);
+    free(vbuf);
+  }
+}
+
+static void unrooted(const struct inter *x) {
+  CHECK_MPI(MPI_Barrier(x->comm));
+
+  /* Allreduce: each group gets the other group's sums, at a small and a large count. */
+  for (int count = 1; count <= 40000; count *= 200) {
+    int *in = malloc(sizeof(int) * (size_t)count), *out = malloc(sizeof(int) * (size_t)count);
+    CHECK(in && out);
+    for (int i = 0; i < count; ++i) in[i] = wrank + i;
+    CHECK_MPI(MPI_Allreduce(in, out, count, MPI_INT, MPI_SUM, x->comm));
+    long base = 0;
+    for (int j = 0; j < x->rsize; ++j) base += x->rworld[j];
+    for (int i = 0; i < count; ++i) CHECK(out[i] == base + (long)x->rsize * i);
+    free(in);
+    free(out);
+  }
+
+  /* Allgather: the remote group's (world rank, rank); Allgatherv: j + 1 ints of rank j. */
+  int pair[2] = {wrank, x->lrank};
+  int *all = malloc(sizeof(int) * 2 * (size_t)x->rsize);
+  CHECK(all);
+  CHECK_MPI(MPI_Allgather(pair, 2, MPI_INT, all, 2, MPI_INT, x->comm));
+  for (int j = 0; j < x->rsize; ++j) CHECK(all[2 * j] == x->rworld[j] && all[2 * j + 1] == j);
+  free(all);
+  int mine[64];
+  for (int i = 0; i <= x->lrank; ++i) mine[i] = wrank * 100 + i;
+  int *counts = malloc(sizeof(int) * (size_t)x->rsize);
+  int *displs = malloc(sizeof(int) * (size_t)x->rsize);
+  int total = 0;
+  for (int j = 0; j < x->rsize; ++j) {
+    counts[j] = j + 1;
+    displs[j] = total;
+    total += j + 1;
+  }
+  int *v = malloc(sizeof(int) * (size_t)total);
+  CHECK(counts && displs && v);
+  CHECK_MPI(MPI_Allgatherv(mine, x->lrank + 1, MPI_INT, v, counts, displs, MPI_INT, x->comm));
+  for (int j = 0; j < x->rsize; ++j)
+    for (int i = 0; i <= j; ++i) CHECK(v[displs[j] + i] == x->rworld[j] * 100 + i);
+  free(v);
+
+  /* Alltoall: block j goes to remote rank j. Alltoallv: to remote j, (lrank + j) % 3 ints. */
+  int *s = malloc(sizeof(int) * 3 * (size_t)x->rsize), *r = malloc(sizeof(int) * 3 * (size_t)x->rsize);
+  CHECK(s && r);
+  for (int j = 0; j < x->rsize; ++j) s[j] = wrank * 1000 + j;
+  CHECK_MPI(MPI_Alltoall(s, 1, MPI_INT, r, 1, MPI_INT, x->comm));
+  for (int j = 0; j < x->rsize; ++j) CHECK(r[j] == x->rworld[j] * 1000 + x->lrank);
+  int *sc = malloc(sizeof(int) * (size_t)x->rsize), *sd = malloc(sizeof(int) * (size_t)x->rsize);
+  int *rc = malloc(sizeof(int) * (size_t)x->rsize), *rd = malloc(sizeof(int) * (size_t)x->rsize);
+  CHECK(sc && sd && rc && rd);
+  for (int j = 0; j < x->rsize; ++j) {
+    sc[j] = (x->lrank + j) % 3;
+    sd[j] = 3 * j;
+    rc[j] = (j + x->lrank) % 3;
+    rd[j] = 3 * (x->rsize - 1 - j);
+    for (int i = 0; i < sc[j]; ++i) s[sd[j] + i] = wrank * 10 + i;
+  }
+  for (int i = 0; i < 3 * x->rsize; ++i) r[i] = -1;
+  CHECK_MPI(MPI_Alltoallv(s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, x->comm));
+  for (int j = 0; j < x->rsize; ++j)
+    for (int i = 0; i < rc[j]; ++i) CHECK(r[rd[j] + i] == x->rworld[j] * 10 + i);
+  free(s);
+  free(r);
+  free(sc);
+  free(sd);
+  free(rc);
+  free(rd);
+
+  /* Reduce_scatter_block and Reduce_scatter: each group's vectors have T = L_A * L_B
+   * elements; the other group's sum is scattered here, rsize elements per rank (block), or
+   * all of it to the last rank (counts). */
+  const int t = x->lsize * x->rsize;
+  int *in = malloc(sizeof(int) * (size_t)t), *out = malloc(sizeof(int) * (size_t)t);
+  CHECK(in && out);
+  for (int i = 0; i < t; ++i) in[i] = wrank * 3 + i;
+  long base = 0;
+  for (int j = 0; j < x->rsize; ++j) base += x->rworld[j] * 3;
+  CHECK_MPI(MPI_Reduce_scatter_block(in, out, x->rsize, MPI_INT, MPI_SUM, x->comm));
+  for (int i = 0; i < x->rsize; ++i)
+    CHECK(out[i] == base + (long)x->rsize * (x->lrank * x->rsize + i));
+  int *rcounts = malloc(sizeof(int) * (size_t)x->lsize);
+  CHECK(rcounts);
+  for (int i = 0; i < x->lsize; ++i) rcounts[i] = i == x->lsize - 1 ? t : 0;
+  for (int i = 0; i < t; ++i) out[i] = -1;
+  CHECK_MPI(MPI_Reduce_scatter(in, out, rcounts, MPI_INT, MPI_SUM, x->comm));
+  if (x->lrank == x->lsize - 1)
+    for (int i = 0; i < t; ++i) CHECK(out[i] == base + (long)x->rsize * i);
+  free(rcounts);
+  free(in);
+  free(out);
+  free(counts);
+  free(displs);
+}
+
+/* The merged communicator's world ranks, in its rank order. */
+static int merged_is(MPI_Comm m, const int *first, int nfirst, const int *second, int nsecond) {
+  int n = -1;
+  CHECK_MPI(MPI_Comm_size(m, &n));
+  CHECK(n == nfirst + nsecond);
+  int *w = malloc(sizeof(int) * (size_t)n);
+  CHECK(w);
+  CHECK_MPI(MPI_Allgather(&wrank, 1, MPI_INT, w, 1, MPI_INT, m));
+  int same = 1;
+  for (int i = 0; i < n; ++i) same &= w[i] == (i < nfirst ? first[i] : second[i - nfirst]);
+  free(w);
+  return same;
+}
+
+static void merge(const struct inter *x) {
+  const int *aw = x->in_a ? x->lworld : x->rworld, *bw = x->in_a ? x->rworld : x->lworld;
+  const int na = x->in_a ? x->lsize : x->rsize, nb = x->in_a ? x->rsize : x->lsize;
+  MPI_Comm m;
+  /* A low, B high: A first. */
+  CHECK_MPI(MPI_Intercomm_merge(x->comm, !x->in_a, &m));
+  int flag = 1, r = -1;
+  CHECK_MPI(MPI_Comm_test_inter(m, &flag));
+  CHECK(flag == 0);
+  CHECK_MPI(MPI_Comm_rank(m, &r));
+  CHECK(r == (x->in_a ? x->lrank : na + x->lrank));
+  CHECK(merged_is(m, aw, na, bw, nb));
+  int one = 1, sum = 0;
+  CHECK_MPI(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, m));
+  CHECK(sum == wsize);
+  CHECK_MPI(MPI_Comm_free(&m));
+  /* A high, B low: B first. */
+  CHECK_MPI(MPI_Intercomm_merge(x->comm, x->in_a, &m));
+  CHECK(merged_is(m, bw, nb, aw, na));
+  CHECK_MPI(MPI_Comm_free(&m));
+  /* Both the same: either order, the same everywhere. */
+  CHECK_MPI(MPI_Intercomm_merge(x->comm, 1, &m));
+  int a_first = merged_is(m, aw, na, bw, nb), b_first = merged_is(m, bw, nb, aw, na);
+  CHECK(a_first || b_first);
+  int agreed = 0;
+  CHECK_MPI(MPI_Allreduce(&a_first, &agreed, 1, MPI_INT, MPI_SUM, m));
+  CHECK(agreed == 0 || agreed == wsize);
+  CHECK_MPI(MPI_Comm_free(&m));
+}
+
+static void dup_compare(const struct inter *x) {
+  struct inter d = *x;
+  CHECK_MPI(MPI_Comm_dup(x->comm, &d.comm));
+  int res = -1, flag = 0;
+  CHECK_MPI(MPI_Comm_test_inter(d.comm, &flag));
+  CHECK(flag == 1);
+  CHECK_MPI(MPI_Comm_compare(x->comm, d.comm, &res));
+  CHECK(res == MPI_CONGRUENT);
+  CHECK_MPI(MPI_Comm_compare(x->comm, x->comm, &res));
+  CHECK(res == MPI_IDENT);
+  CHECK_MPI(MPI_Comm_compare(x->comm, MPI_COMM_WORLD, &res));
+  CHECK(res == MPI_UNEQUAL);
+  /* The duplicate works and keeps its messages apart from the original's. */
+  p2p(&d);
+  unrooted(&d);
+  CHECK_MPI(MPI_Comm_free(&d.comm));
+}
+
+static void errors(const struct inter *x) {
+  CHECK_MPI(MPI_Comm_set_errhandler(x->comm, MPI_ERRORS_RETURN));
+  int v = 0;
+  CHECK(error_class_of(MPI_Send(&v, 1, MPI_INT, x->rsize, 0, x->comm)) == MPI_ERR_RANK);
+  CHECK(error_class_of(MPI_Bcast(&v, 1, MPI_INT, x->rsize, x->comm)) == MPI_ERR_ROOT);
+#ifdef TORUS_MPI_H
+  /* Scans are defined on intracommunicators only (MPICH asserts instead). */
+  int out = 0;
+  CHECK(error_class_of(MPI_Scan(&v, &out, 1, MPI_INT, MPI_SUM, x->comm)) == MPI_ERR_COMM);
+  /* The remote size of an intracommunicator (MPICH answers its size). */
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  int n = 0;
+  CHECK(error_class_of(MPI_Comm_remote_size(MPI_COMM_WORLD, &n)) == MPI_ERR_COMM);
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+#endif
+}
+
+static void exercise(int (*is_a)(int), int leader_last, int tag) {
+  struct inter x = make_inter(is_a, leader_last, tag);
+  groups(&x);
+  p2p(&x);
+  isolation(&x);
+  rooted(&x);
+  unrooted(&x);
+  merge(&x);
+  dup_compare(&x);
+  errors(&x);
+  free_inter(&x);
+}
+
+int main(int argc, char **argv) {
+  CHECK_MPI(MPI_Init(&argc, &argv));
+  CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &wrank));
+  CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &wsize));
+  int flag = 1;
+  CHECK_MPI(MPI_Comm_test_inter(MPI_COMM_WORLD, &flag));
+  CHECK(flag == 0);
+  if (wsize >= 2) {
+    exercise(block_a, 0, 11);
+    exercise(even_a, 1, 12);
+    /* Created and freed in a row: their context ids come back. */
+    for (int i = 0; i < 40; ++i) {
+      struct inter x = make_inter(block_a, i % 2, 100 + i);
+      free_inter(&x);
+    }
+  }
+  if (wrank == 0) printf("mpi intercomm ok: %d ranks\n", wsize);
+  CHECK_MPI(MPI_Finalize());
+  return 0;
+}
