@@ -106,6 +106,11 @@ std::unique_ptr<Comm> comm_duplicate(Comm& c, int* err);
 // MPI_Comm_dup of an intercommunicator (comm_inter.cpp): collective over both groups; an MPI
 // error code.
 int intercomm_dup(Comm& c, MPI_Comm* newcomm);
+// MPI_Comm_split of an intercommunicator (comm_inter.cpp; MPI_Comm_create's too, with color 0
+// for the group's members, MPI_UNDEFINED for the rest, and the group rank as key): each new
+// intercommunicator joins the local and the remote processes of one color, in key order;
+// MPI_COMM_NULL where either side has none. Collective over both groups; an MPI error code.
+int intercomm_split(Comm& c, int color, int key, MPI_Comm* newcomm);
 int comm_install_duplicate(std::unique_ptr<Comm> copy, uint32_t context_id, MPI_Comm* newcomm);
 // Collective over `parent`: one context id for every communicator made from it in this call
 // (their member sets must be disjoint). A member passes the new communicator's world ranks
@@ -115,6 +120,10 @@ int comm_create_from(Comm& parent, std::vector<int>* members, MPI_Comm* newcomm)
 // `colors` is `color` (comm_split.cpp; colors and keys have one entry per parent rank).
 std::vector<int> comm_split_members(const Comm& parent, std::span<const int> colors,
                                     std::span<const int> keys, int color);
+// The same over any list of world ranks (an intercommunicator's remote group).
+std::vector<int> comm_split_members(std::span<const int> parent_world_ranks,
+                                    std::span<const int> colors, std::span<const int> keys,
+                                    int color);
 
 // Context ids (comm_context_ids.cpp): a bitmap per process of the free id pairs; an
 // agreement takes the lowest pair free at every member, found by an allreduce-BAND of the

@@ -98,12 +98,17 @@ std::shared_ptr<const Group> subgroup_of(const Comm& parent, MPI_Group group) {
 extern "C" {
 
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
-  Comm* c = comm_get_intra(comm);
-  if (!c) return raise_error(comm_get(comm), MPI_ERR_COMM, "MPI_Comm_create");
+  Comm* c = comm_get(comm);
+  if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Comm_create");
   auto g = subgroup_of(*c, group);
   if (!g) return raise_error(c, MPI_ERR_GROUP, "MPI_Comm_create");
   if (!newcomm) return raise_error(c, MPI_ERR_ARG, "MPI_Comm_create");
   const int me = c->world_ranks[static_cast<size_t>(c->rank)];
+  if (c->inter()) {  // the group is a subgroup of the local one; each side names its own
+    const int grank = group_rank_of(*g, me);
+    const int color = grank == MPI_UNDEFINED ? MPI_UNDEFINED : 0;
+    return check(c, intercomm_split(*c, color, grank, newcomm), "MPI_Comm_create");
+  }
   std::vector<int> members = g->world_ranks;
   const bool member = group_rank_of(*g, me) != MPI_UNDEFINED;
   return check(c, comm_create_from(*c, member ? &members : nullptr, newcomm), "MPI_Comm_create");

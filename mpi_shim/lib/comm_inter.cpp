@@ -1,5 +1,6 @@
 // Intercommunicators: MPI_Intercomm_create, Intercomm_merge, Comm_remote_size/remote_group,
-// and the duplicate of an intercommunicator (MPI_Comm_dup comes here for one).
+// and the duplicate and split of an intercommunicator (MPI_Comm_dup, Comm_split and
+// Comm_create come here for one).
 //
 // An intercommunicator needs a context id free at every process of both groups: each group
 // ANDs its members' bitmaps (an allreduce inside the group), the two leaders swap their
@@ -145,6 +146,52 @@ int intercomm_dup(Comm& c, MPI_Comm* newcomm) {
   }
   copy->remote_world_ranks = c.remote_world_ranks;
   return install_inter(std::move(copy), local_id, inter_id, newcomm);
+}
+
+int intercomm_split(Comm& c, int color, int key, MPI_Comm* newcomm) {
+  *newcomm = MPI_COMM_NULL;
+  coll::CollContext cc(c);
+  int phase = 0;
+  // Both groups' (color, key) tables: gathered in each group, swapped by the leaders.
+  const int mine[2] = {color, key};
+  std::vector<int> local_table(2 * size_t(c.size)), remote_table(2 * size_t(c.remote_size()));
+  Status s = coll::allgather(*c.local, mine, local_table.data(), sizeof mine);
+  if (is_error(s)) return error_from_status(s);
+  if (c.rank == 0)
+    s = cc.sendrecv(0, local_table.data(), local_table.size() * sizeof(int), 0,
+                    remote_table.data(), remote_table.size() * sizeof(int), phase);
+  ++phase;
+  s = leader_bcast(*c.local, 0, s, remote_table.data(), remote_table.size() * sizeof(int));
+  if (is_error(s)) return error_from_status(s);
+  // One pair of ids for every new intercommunicator: their memberships are disjoint.
+  uint32_t local_id = 0, inter_id = 0;
+  if (int e = agree_both(*c.local, 0, swap_over(cc, &phase), &local_id, &inter_id)) return e;
+  auto split = [color](const std::vector<int>& table, const std::vector<int>& world) {
+    std::vector<int> colors, keys;
+    for (size_t r = 0; r < world.size(); ++r) {
+      colors.push_back(table[2 * r]);
+      keys.push_back(table[2 * r + 1]);
+    }
+    return comm_split_members(world, colors, keys, color);
+  };
+  std::vector<int> local, remote;
+  if (color != MPI_UNDEFINED) {
+    local = split(local_table, c.world_ranks);
+    remote = split(remote_table, c.remote_world_ranks);
+  }
+  if (remote.empty()) {  // no color, or nobody of it on the other side
+    context_id_release(inter_id);
+    context_id_release(local_id);
+    return MPI_SUCCESS;
+  }
+  const int me = c.world_ranks[size_t(c.rank)];
+  auto n = std::make_unique<Comm>();
+  n->rank = static_cast<int>(std::find(local.begin(), local.end(), me) - local.begin());
+  n->size = static_cast<int>(local.size());
+  n->world_ranks = std::move(local);
+  n->remote_world_ranks = std::move(remote);
+  n->errhandler = c.errhandler;
+  return install_inter(std::move(n), local_id, inter_id, newcomm);
 }
 
 }  // namespace torus::mpi

@@ -1,6 +1,6 @@
 // Communicators made from another by color: MPI_Comm_split (an allgather of every member's
-// color and key, then each rank picks its group; one context id for all the groups), and
-// MPI_Comm_compare.
+// color and key, then each rank picks its group; one context id for all the groups; an
+// intercommunicator's split is comm_inter.cpp's), and MPI_Comm_compare.
 #include <algorithm>
 #include <memory>
 #include <utility>
@@ -13,15 +13,21 @@
 
 namespace torus::mpi {
 
-std::vector<int> comm_split_members(const Comm& parent, std::span<const int> colors,
-                                    std::span<const int> keys, int color) {
+std::vector<int> comm_split_members(std::span<const int> parent_world_ranks,
+                                    std::span<const int> colors, std::span<const int> keys,
+                                    int color) {
   std::vector<std::pair<int, int>> members;  // (key, parent rank): ties go by parent rank
-  for (int r = 0; r < parent.size; ++r)
-    if (colors[size_t(r)] == color) members.emplace_back(keys[size_t(r)], r);
+  for (size_t r = 0; r < parent_world_ranks.size(); ++r)
+    if (colors[r] == color) members.emplace_back(keys[r], static_cast<int>(r));
   std::sort(members.begin(), members.end());
   std::vector<int> world_ranks;
-  for (auto& m : members) world_ranks.push_back(parent.world_ranks[size_t(m.second)]);
+  for (auto& m : members) world_ranks.push_back(parent_world_ranks[size_t(m.second)]);
   return world_ranks;
+}
+
+std::vector<int> comm_split_members(const Comm& parent, std::span<const int> colors,
+                                    std::span<const int> keys, int color) {
+  return comm_split_members(parent.world_ranks, colors, keys, color);
 }
 
 }  // namespace torus::mpi
@@ -31,10 +37,11 @@ using namespace torus::mpi;
 extern "C" {
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
-  Comm* c = comm_get_intra(comm);
-  if (!c) return raise_error(comm_get(comm), MPI_ERR_COMM, "MPI_Comm_split");
+  Comm* c = comm_get(comm);
+  if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Comm_split");
   if (color < 0 && color != MPI_UNDEFINED) return raise_error(c, MPI_ERR_ARG, "MPI_Comm_split");
   if (!newcomm) return raise_error(c, MPI_ERR_ARG, "MPI_Comm_split");
+  if (c->inter()) return check(c, intercomm_split(*c, color, key, newcomm), "MPI_Comm_split");
   int mine[2] = {color, key};
   std::vector<int> all(2 * static_cast<size_t>(c->size));
   torus::Status s = coll::allgather(*c, mine, all.data(), sizeof(mine));

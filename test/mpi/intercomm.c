@@ -1,8 +1,8 @@
 /* Intercommunicators: MPI_Intercomm_create (two ways of splitting the job, the leaders at
  * either end of their groups), the local and remote groups, point-to-point across with
  * wildcards and isolation from the parent, every blocking collective with both roots and
- * checked against values computed here, Intercomm_merge in each order, Comm_dup and
- * Comm_compare, error classes, and creating and freeing many in a row. Any size; one rank
+ * checked against values computed here, Intercomm_merge in each order, Comm_dup,
+ * Comm_compare, Comm_split and Comm_create of an intercommunicator, error classes, and creating and freeing many in a row. Any size; one rank
  * has no second group and only checks what needs none. */
 #include <stdlib.h>
 #include <string.h>
@@ -403,6 +403,58 @@ static void dup_compare(const struct inter *x) {
   CHECK_MPI(MPI_Comm_free(&d.comm));
 }
 
+/* Comm_split by local rank parity with keys reversing the order: processes of one parity
+ * on both sides join, in descending world order; a parity missing on one side (a group of
+ * one) gives MPI_COMM_NULL. Comm_create with each side's even local ranks, the same. */
+static void split_create(const struct inter *x) {
+  for (int create = 0; create < 2; ++create) {
+    const int color = x->lrank % 2;
+    MPI_Comm s;
+    if (create) {
+      MPI_Group lg, evens;
+      CHECK_MPI(MPI_Comm_group(x->comm, &lg));
+      int range[1][3] = {{0, x->lsize - 1, 2}};
+      CHECK_MPI(MPI_Group_range_incl(lg, 1, range, &evens));
+      CHECK_MPI(MPI_Comm_create(x->comm, evens, &s));
+      CHECK_MPI(MPI_Group_free(&evens));
+      CHECK_MPI(MPI_Group_free(&lg));
+    } else {
+      CHECK_MPI(MPI_Comm_split(x->comm, color, -wrank, &s));
+    }
+    /* Who should be in it, in order: same parity on each side (create: evens only, in
+     * rank order; split: by key, descending world rank). */
+    int nl = 0, nr = 0, el[64], er[64];
+    for (int pass = 0; pass < 2; ++pass) {
+      const int n = pass ? x->rsize : x->lsize;
+      const int *w = pass ? x->rworld : x->lworld;
+      int *out = pass ? er : el, *k = pass ? &nr : &nl;
+      for (int i = 0; i < n; ++i) {
+        const int j = create ? i : n - 1 - i;
+        if (j % 2 == (create ? 0 : color)) out[(*k)++] = w[j];
+      }
+    }
+    const int in = create ? color == 0 : 1;
+    if (!in || nr == 0) {
+      CHECK(s == MPI_COMM_NULL);
+      continue;
+    }
+    CHECK(s != MPI_COMM_NULL);
+    int flag = 0, r = -1, n = -1, rn = -1;
+    CHECK_MPI(MPI_Comm_test_inter(s, &flag));
+    CHECK_MPI(MPI_Comm_rank(s, &r));
+    CHECK_MPI(MPI_Comm_size(s, &n));
+    CHECK_MPI(MPI_Comm_remote_size(s, &rn));
+    CHECK(flag == 1 && n == nl && rn == nr && el[r] == wrank);
+    /* The remote side's world ranks, in its order, through an Allgather across. */
+    int *got = malloc(sizeof(int) * (size_t)nr);
+    CHECK(got);
+    CHECK_MPI(MPI_Allgather(&wrank, 1, MPI_INT, got, 1, MPI_INT, s));
+    for (int i = 0; i < nr; ++i) CHECK(got[i] == er[i]);
+    free(got);
+    CHECK_MPI(MPI_Comm_free(&s));
+  }
+}
+
 static void errors(const struct inter *x) {
   CHECK_MPI(MPI_Comm_set_errhandler(x->comm, MPI_ERRORS_RETURN));
   int v = 0;
@@ -429,6 +481,7 @@ static void exercise(int (*is_a)(int), int leader_last, int tag) {
   unrooted(&x);
   merge(&x);
   dup_compare(&x);
+  split_create(&x);
   errors(&x);
   free_inter(&x);
 }
