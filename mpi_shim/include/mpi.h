@@ -958,6 +958,8 @@ TORUS_MPI_FN(int, Win_complete, (MPI_Win win))
 TORUS_MPI_FN(int, Win_wait, (MPI_Win win))
 TORUS_MPI_FN(int, Win_test, (MPI_Win win, int* flag))
 
+#include "mpio.h"
+
 #undef TORUS_MPI_FN
 
 #ifdef __cplusplus

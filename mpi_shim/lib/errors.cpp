@@ -43,6 +43,20 @@ const char* error_text(int code) {
     case MPI_ERR_NO_MEM: return "out of memory";
     case MPI_ERR_KEYVAL: return "invalid attribute key";
     case MPI_ERR_WIN: return "invalid window";
+    case MPI_ERR_ACCESS: return "permission denied for the file";
+    case MPI_ERR_AMODE: return "invalid access mode";
+    case MPI_ERR_BAD_FILE: return "invalid file name";
+    case MPI_ERR_CONVERSION: return "data conversion failed";
+    case MPI_ERR_DUP_DATAREP: return "data representation already defined";
+    case MPI_ERR_FILE_EXISTS: return "the file exists";
+    case MPI_ERR_FILE_IN_USE: return "the file is in use";
+    case MPI_ERR_FILE: return "invalid file handle";
+    case MPI_ERR_IO: return "input/output error";
+    case MPI_ERR_NO_SPACE: return "no space left on the device";
+    case MPI_ERR_NO_SUCH_FILE: return "no such file";
+    case MPI_ERR_QUOTA: return "disk quota exceeded";
+    case MPI_ERR_READ_ONLY: return "the file or file system is read-only";
+    case MPI_ERR_UNSUPPORTED_DATAREP: return "unsupported data representation";
     case MPI_ERR_BASE: return "invalid base address";
     case MPI_ERR_LOCKTYPE: return "invalid lock type";
     case MPI_ERR_RMA_CONFLICT: return "conflicting accesses to a window";
@@ -83,6 +97,12 @@ ErrorScope error_scope(const Comm* comm) {
 int raise_in_scope(const ErrorScope& scope, int code, const char* fn) {
   if (scope.handler == MPI_ERRORS_RETURN) return code;
   if (MPI_Comm_errhandler_function* user = errhandler_function(scope.handler)) {
+    if (scope.is_file) {  // a pointer handle: the function was registered with that shape
+      MPI_File file = scope.file;
+      int passed = code;
+      reinterpret_cast<MPI_File_errhandler_function*>(user)(&file, &passed, fn);
+      return code;
+    }
     // MPI_Comm and MPI_Win are both ints: a window's handler has the same shape.
     MPI_Comm handle = scope.win != MPI_WIN_NULL ? scope.win : scope.comm;
     int passed = code;

@@ -16,6 +16,8 @@ struct ErrorScope {
   MPI_Errhandler handler = MPI_ERRORS_ARE_FATAL;
   MPI_Comm comm = MPI_COMM_WORLD;
   MPI_Win win = MPI_WIN_NULL;  // set: a window's error, the handler gets the window
+  bool is_file = false;        // a file's error (MPI_FILE_NULL's too): the handler gets `file`
+  MPI_File file = MPI_FILE_NULL;
 };
 // `comm`'s (nullptr: MPI_COMM_WORLD's).
 ErrorScope error_scope(const Comm* comm);
