@@ -106,4 +106,32 @@ TORUS_MPIO_RW(read, )
 TORUS_MPIO_RW(write, const)
 #undef TORUS_MPIO_RW
 
+/* Nonblocking collective and split collective access (one split access per file at once). */
+#define TORUS_MPIO_COLL(name, buf_const)                                                    \
+  TORUS_MPI_FN(int, File_i##name##_all, (MPI_File fh, buf_const void* buf, int count,       \
+                                         MPI_Datatype datatype, MPI_Request* request))      \
+  TORUS_MPI_FN(int, File_i##name##_at_all, (MPI_File fh, MPI_Offset offset,                 \
+                                            buf_const void* buf, int count,                 \
+                                            MPI_Datatype datatype, MPI_Request* request))   \
+  TORUS_MPI_FN(int, File_##name##_all_begin, (MPI_File fh, buf_const void* buf, int count,  \
+                                              MPI_Datatype datatype))                       \
+  TORUS_MPI_FN(int, File_##name##_all_end, (MPI_File fh, buf_const void* buf,               \
+                                            MPI_Status* status))                            \
+  TORUS_MPI_FN(int, File_##name##_at_all_begin, (MPI_File fh, MPI_Offset offset,            \
+                                                 buf_const void* buf, int count,            \
+                                                 MPI_Datatype datatype))                    \
+  TORUS_MPI_FN(int, File_##name##_at_all_end, (MPI_File fh, buf_const void* buf,            \
+                                               MPI_Status* status))                         \
+  TORUS_MPI_FN(int, File_##name##_ordered_begin, (MPI_File fh, buf_const void* buf,         \
+                                                  int count, MPI_Datatype datatype))        \
+  TORUS_MPI_FN(int, File_##name##_ordered_end, (MPI_File fh, buf_const void* buf,           \
+                                                MPI_Status* status))
+TORUS_MPIO_COLL(read, )
+TORUS_MPIO_COLL(write, const)
+#undef TORUS_MPIO_COLL
+
+/* Handles for Fortran. */
+TORUS_MPI_FN(MPI_Fint, File_c2f, (MPI_File fh))
+TORUS_MPI_FN(MPI_File, File_f2c, (MPI_Fint fh))
+
 #endif /* TORUS_MPIO_H */

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <unordered_set>
+#include <vector>
 
 #include "mpi_shim/lib/comm.h"
 #include "mpi_shim/lib/errors.h"
@@ -21,6 +22,7 @@ namespace {
 struct Registry {
   std::mutex mutex;
   std::unordered_set<File*> open;
+  std::vector<File*> fortran;  // MPI_File_c2f handle i + 1 is fortran[i] (nullptr: closed)
   MPI_Errhandler null_handler = MPI_ERRORS_RETURN;  // MPI_FILE_NULL's
 };
 Registry& registry() {
@@ -173,6 +175,7 @@ int PMPI_File_close(MPI_File* fh) {
   {
     std::lock_guard lock(registry().mutex);
     registry().open.erase(f);
+    if (f->fint) registry().fortran[size_t(f->fint - 1)] = nullptr;
   }
   std::unique_ptr<File> owned(f);
   int err = ::close(f->fd) == 0 ? MPI_SUCCESS : file_errno_class(errno);
@@ -325,6 +328,26 @@ int PMPI_File_call_errhandler(MPI_File fh, int errorcode) {
   return MPI_SUCCESS;
 }
 
+// Fortran handles are small integers: a slot per file asked for one, kept until it closes.
+MPI_Fint PMPI_File_c2f(MPI_File fh) {
+  File* f = file_get(fh);
+  if (!f) return 0;
+  std::lock_guard lock(registry().mutex);
+  if (!f->fint) {
+    registry().fortran.push_back(f);
+    f->fint = static_cast<MPI_Fint>(registry().fortran.size());
+  }
+  return f->fint;
+}
+
+MPI_File PMPI_File_f2c(MPI_Fint fh) {
+  std::lock_guard lock(registry().mutex);
+  if (fh <= 0 || size_t(fh) > registry().fortran.size()) return MPI_FILE_NULL;
+  return handle_of(registry().fortran[size_t(fh - 1)]);
+}
+
+TORUS_MPI_ALIAS(MPI_File_c2f)
+TORUS_MPI_ALIAS(MPI_File_f2c)
 TORUS_MPI_ALIAS(MPI_File_open)
 TORUS_MPI_ALIAS(MPI_File_close)
 TORUS_MPI_ALIAS(MPI_File_delete)

@@ -36,6 +36,11 @@ struct File {
   MPI_Offset position = 0;  // individual file pointer, in etypes
   int shared_fd = -1;       // the side file holding the shared pointer (8 bytes, in etypes)
   std::string shared_path;
+  // A split collective access begun and not yet ended: its outcome, for the _end call.
+  bool split_active = false;
+  int split_error = MPI_SUCCESS;
+  MPI_Status split_status{};
+  int fint = 0;  // MPI_File_c2f's handle, 0 until asked
 };
 
 // The file behind a handle (nullptr: not an open file of ours).

@@ -215,6 +215,38 @@ int PMPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datat
   });
 }
 
+int PMPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                        MPI_Request* request) {
+  return completed(file_get(fh), request, false, "MPI_File_iread_all", [&](MPI_Status* st) {
+    return access_individual(fh, false, buf, count, datatype, st, "MPI_File_iread_all");
+  });
+}
+
+int PMPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                         MPI_Request* request) {
+  return completed(file_get(fh), request, true, "MPI_File_iwrite_all", [&](MPI_Status* st) {
+    return access_individual(fh, true, buf, count, datatype, st, "MPI_File_iwrite_all");
+  });
+}
+
+int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count,
+                           MPI_Datatype datatype, MPI_Request* request) {
+  return completed(file_get(fh), request, false, "MPI_File_iread_at_all", [&](MPI_Status* st) {
+    return access_at(fh, false, offset, buf, count, datatype, st, "MPI_File_iread_at_all");
+  });
+}
+
+int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                            MPI_Datatype datatype, MPI_Request* request) {
+  return completed(file_get(fh), request, true, "MPI_File_iwrite_at_all", [&](MPI_Status* st) {
+    return access_at(fh, true, offset, buf, count, datatype, st, "MPI_File_iwrite_at_all");
+  });
+}
+
+TORUS_MPI_ALIAS(MPI_File_iread_all)
+TORUS_MPI_ALIAS(MPI_File_iwrite_all)
+TORUS_MPI_ALIAS(MPI_File_iread_at_all)
+TORUS_MPI_ALIAS(MPI_File_iwrite_at_all)
 TORUS_MPI_ALIAS(MPI_File_read_at)
 TORUS_MPI_ALIAS(MPI_File_write_at)
 TORUS_MPI_ALIAS(MPI_File_read_at_all)
