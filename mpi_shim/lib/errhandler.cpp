@@ -20,7 +20,9 @@ constexpr unsigned kMaxHandlers = 1u << 16;
 
 struct Handler {
   MPI_Comm_errhandler_function* fn;
-  bool freed;  // the user's handle is gone; holders keep using the slot
+  // Handles the program holds: one from creation, one more per get_errhandler (which hands
+  // out a reference the program frees). At 0 the handle is gone; holders keep the slot.
+  int refs;
 };
 
 struct Table {
@@ -49,13 +51,22 @@ bool predefined(MPI_Errhandler eh) {
 
 namespace torus::mpi {
 
+void errhandler_retain(MPI_Errhandler eh) noexcept {
+  const long idx = slot_of(eh);
+  if (idx < 0) return;
+  Table& t = table();
+  std::lock_guard lock(t.mutex);
+  if (size_t(idx) < t.handlers.size() && t.handlers[size_t(idx)].refs > 0)
+    ++t.handlers[size_t(idx)].refs;
+}
+
 bool errhandler_settable(MPI_Errhandler eh) noexcept {
   if (predefined(eh)) return true;
   const long idx = slot_of(eh);
   if (idx < 0) return false;
   Table& t = table();
   std::lock_guard lock(t.mutex);
-  return size_t(idx) < t.handlers.size() && !t.handlers[size_t(idx)].freed;
+  return size_t(idx) < t.handlers.size() && t.handlers[size_t(idx)].refs > 0;
 }
 
 MPI_Comm_errhandler_function* errhandler_function(MPI_Errhandler eh) noexcept {
@@ -80,7 +91,7 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler
     return raise_error(nullptr, MPI_ERR_INTERN, name);
   }
   *errhandler = static_cast<MPI_Errhandler>(kUserKind | unsigned(t.handlers.size()));
-  t.handlers.push_back(Handler{fn, false});
+  t.handlers.push_back(Handler{fn, 1});
   return MPI_SUCCESS;
 }
 
@@ -91,11 +102,11 @@ int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
     const long idx = slot_of(*errhandler);
     Table& t = table();
     std::unique_lock lock(t.mutex);
-    if (idx < 0 || size_t(idx) >= t.handlers.size() || t.handlers[size_t(idx)].freed) {
+    if (idx < 0 || size_t(idx) >= t.handlers.size() || t.handlers[size_t(idx)].refs <= 0) {
       lock.unlock();
       return raise_error(nullptr, MPI_ERR_ARG, "MPI_Errhandler_free");
     }
-    t.handlers[size_t(idx)].freed = true;
+    --t.handlers[size_t(idx)].refs;
   }
   *errhandler = MPI_ERRHANDLER_NULL;
   return MPI_SUCCESS;

@@ -163,6 +163,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
   if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Comm_get_errhandler");
   if (!errhandler) return raise_error(c, MPI_ERR_ARG, "MPI_Comm_get_errhandler");
   *errhandler = c->errhandler;
+  errhandler_retain(*errhandler);
   return MPI_SUCCESS;
 }
 

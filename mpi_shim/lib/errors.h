@@ -33,6 +33,8 @@ int raise_error(Comm* comm, int code, const char* fn);
 // by MPI_Comm_create_errhandler and not freed; and the function behind a user handler
 // (nullptr for a predefined one).
 bool errhandler_settable(MPI_Errhandler eh) noexcept;
+// A *_get_errhandler call handed out another reference to `eh` (no-op for predefined ones).
+void errhandler_retain(MPI_Errhandler eh) noexcept;
 MPI_Comm_errhandler_function* errhandler_function(MPI_Errhandler eh) noexcept;
 // Shorthand for the common case: only calls raise_error when code != MPI_SUCCESS.
 inline int check(Comm* comm, int code, const char* fn) {

@@ -318,6 +318,7 @@ int PMPI_File_get_errhandler(MPI_File fh, MPI_Errhandler* errhandler) {
     std::lock_guard lock(registry().mutex);
     *errhandler = registry().null_handler;
   }
+  errhandler_retain(*errhandler);
   return MPI_SUCCESS;
 }
 

@@ -211,6 +211,7 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
   if (!w) return raise_win(nullptr, MPI_ERR_WIN, "MPI_Win_get_errhandler");
   if (!errhandler) return raise_win(w, MPI_ERR_ARG, "MPI_Win_get_errhandler");
   *errhandler = w->errhandler;
+  errhandler_retain(*errhandler);
   return MPI_SUCCESS;
 }
 
