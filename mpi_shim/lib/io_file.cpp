@@ -55,9 +55,12 @@ int amode_check(int amode) {
 
 int open_flags(int amode, bool creating) {
   int flags = O_CLOEXEC;
-  if (amode & MPI_MODE_RDONLY) flags |= O_RDONLY;
-  else if (amode & MPI_MODE_WRONLY) flags |= O_WRONLY;
-  else flags |= O_RDWR;
+  if (amode & MPI_MODE_RDONLY)
+    flags |= O_RDONLY;
+  else if (amode & MPI_MODE_WRONLY)
+    flags |= O_WRONLY;
+  else
+    flags |= O_RDWR;
   if (creating && (amode & MPI_MODE_CREATE)) flags |= O_CREAT;
   if (creating && (amode & MPI_MODE_EXCL)) flags |= O_EXCL;
   return flags;
@@ -95,14 +98,20 @@ int raise_file(File* f, int code, const char* fn) {
 
 int file_errno_class(int err) noexcept {
   switch (err) {
-    case ENOENT: case ENOTDIR: return MPI_ERR_NO_SUCH_FILE;
-    case EACCES: case EPERM: return MPI_ERR_ACCESS;
+    case ENOENT:
+    case ENOTDIR: return MPI_ERR_NO_SUCH_FILE;
+    case EACCES:
+    case EPERM: return MPI_ERR_ACCESS;
     case EEXIST: return MPI_ERR_FILE_EXISTS;
     case EROFS: return MPI_ERR_READ_ONLY;
-    case ENOSPC: case EFBIG: return MPI_ERR_NO_SPACE;
+    case ENOSPC:
+    case EFBIG: return MPI_ERR_NO_SPACE;
     case EDQUOT: return MPI_ERR_QUOTA;
-    case ENAMETOOLONG: case EISDIR: case EINVAL: return MPI_ERR_BAD_FILE;
-    case ETXTBSY: case EBUSY: return MPI_ERR_FILE_IN_USE;
+    case ENAMETOOLONG:
+    case EISDIR:
+    case EINVAL: return MPI_ERR_BAD_FILE;
+    case ETXTBSY:
+    case EBUSY: return MPI_ERR_FILE_IN_USE;
     case ENOMEM: return MPI_ERR_NO_MEM;
     default: return MPI_ERR_IO;
   }
@@ -114,8 +123,7 @@ using namespace torus::mpi;
 
 extern "C" {
 
-int PMPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
-                   MPI_File* fh) {
+int PMPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh) {
   constexpr const char* fn = "MPI_File_open";
   Comm* c = comm_get_intra(comm);
   if (!c) return raise_error(comm_get(comm), MPI_ERR_COMM, fn);
@@ -146,9 +154,11 @@ int PMPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info
   err = agree(f->comm, err);
   MPI_Offset initial = 0;
   if (err == MPI_SUCCESS && (amode & MPI_MODE_APPEND)) {
-    struct stat st{};
-    if (::fstat(f->fd, &st) == 0) initial = st.st_size;
-    else err = file_errno_class(errno);
+    struct stat st {};
+    if (::fstat(f->fd, &st) == 0)
+      initial = st.st_size;
+    else
+      err = file_errno_class(errno);
   }
   if (err == MPI_SUCCESS) err = agree(f->comm, shared_open(*f, initial));
   if (err != MPI_SUCCESS) {
@@ -222,7 +232,7 @@ int PMPI_File_get_size(MPI_File fh, MPI_Offset* size) {
   File* f = file_get(fh);
   if (!f) return raise_file(nullptr, MPI_ERR_FILE, "MPI_File_get_size");
   if (!size) return raise_file(f, MPI_ERR_ARG, "MPI_File_get_size");
-  struct stat st{};
+  struct stat st {};
   if (::fstat(f->fd, &st) != 0) return raise_file(f, file_errno_class(errno), "MPI_File_get_size");
   *size = st.st_size;
   return MPI_SUCCESS;
@@ -261,7 +271,8 @@ int PMPI_File_get_info(MPI_File fh, MPI_Info* info_used) {
   if (!f) return raise_file(nullptr, MPI_ERR_FILE, "MPI_File_get_info");
   if (!info_used) return raise_file(f, MPI_ERR_ARG, "MPI_File_get_info");
   std::lock_guard lock(f->mutex);
-  int e = f->info != MPI_INFO_NULL ? PMPI_Info_dup(f->info, info_used) : PMPI_Info_create(info_used);
+  int e =
+      f->info != MPI_INFO_NULL ? PMPI_Info_dup(f->info, info_used) : PMPI_Info_create(info_used);
   return check_file(f, e, "MPI_File_get_info");
 }
 
@@ -297,8 +308,10 @@ int PMPI_File_create_errhandler(MPI_File_errhandler_function* fn, MPI_Errhandler
 
 int PMPI_File_set_errhandler(MPI_File fh, MPI_Errhandler errhandler) {
   File* f = file_get(fh);
-  if (!f && fh != MPI_FILE_NULL) return raise_file(nullptr, MPI_ERR_FILE, "MPI_File_set_errhandler");
-  if (!errhandler_settable(errhandler)) return raise_file(f, MPI_ERR_ARG, "MPI_File_set_errhandler");
+  if (!f && fh != MPI_FILE_NULL)
+    return raise_file(nullptr, MPI_ERR_FILE, "MPI_File_set_errhandler");
+  if (!errhandler_settable(errhandler))
+    return raise_file(f, MPI_ERR_ARG, "MPI_File_set_errhandler");
   if (f) {
     f->errhandler = errhandler;
   } else {
@@ -310,7 +323,8 @@ int PMPI_File_set_errhandler(MPI_File fh, MPI_Errhandler errhandler) {
 
 int PMPI_File_get_errhandler(MPI_File fh, MPI_Errhandler* errhandler) {
   File* f = file_get(fh);
-  if (!f && fh != MPI_FILE_NULL) return raise_file(nullptr, MPI_ERR_FILE, "MPI_File_get_errhandler");
+  if (!f && fh != MPI_FILE_NULL)
+    return raise_file(nullptr, MPI_ERR_FILE, "MPI_File_get_errhandler");
   if (!errhandler) return raise_file(f, MPI_ERR_ARG, "MPI_File_get_errhandler");
   if (f) {
     *errhandler = f->errhandler;
@@ -324,7 +338,8 @@ int PMPI_File_get_errhandler(MPI_File fh, MPI_Errhandler* errhandler) {
 
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode) {
   File* f = file_get(fh);
-  if (!f && fh != MPI_FILE_NULL) return raise_file(nullptr, MPI_ERR_FILE, "MPI_File_call_errhandler");
+  if (!f && fh != MPI_FILE_NULL)
+    return raise_file(nullptr, MPI_ERR_FILE, "MPI_File_call_errhandler");
   (void)raise_file(f, errorcode, "MPI_File_call_errhandler");
   return MPI_SUCCESS;
 }

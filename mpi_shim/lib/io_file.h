@@ -14,6 +14,9 @@
 
 #include "mpi_shim/include/mpi.h"
 #include "mpi_shim/lib/datatype.h"
+#include "mpi_shim/lib/errors.h"
+#include "mpi_shim/lib/request.h"
+#include "mpi_shim/lib/status.h"
 
 namespace torus::mpi {
 
@@ -84,5 +87,17 @@ void shared_close(File& f);
 MPI_Offset shared_fetch_add(File& f, MPI_Offset advance, int* err);
 // Sets it (under the lock); an MPI error code.
 int shared_store(File& f, MPI_Offset value);
+
+// A nonblocking access: local I/O, done now by `access(MPI_Status*)` (an MPI error code, raised
+// already), its status kept in a completed request.
+template <typename Access>
+int file_request(File* f, MPI_Request* request, bool write, const char* fn, Access&& access) {
+  if (!request) return raise_file(f, MPI_ERR_ARG, fn);
+  MPI_Status st;
+  status_set(&st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, MPI_SUCCESS);
+  if (int e = access(&st)) return e;
+  *request = request_create(nullptr, !write, ErrorScope{}, st);
+  return MPI_SUCCESS;
+}
 
 }  // namespace torus::mpi

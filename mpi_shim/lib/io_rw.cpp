@@ -11,7 +11,6 @@
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/io_file.h"
 #include "mpi_shim/lib/pmpi.h"
-#include "mpi_shim/lib/request.h"
 #include "mpi_shim/lib/status.h"
 #include "mpi_shim/lib/type_view.h"
 
@@ -22,7 +21,8 @@ namespace {
 // overlapping accesses of different processes do not interleave.
 class RangeLock {
  public:
-  RangeLock(const File& f, bool write, const std::vector<FileRun>& runs) : fd_(f.atomic ? f.fd : -1) {
+  RangeLock(const File& f, bool write, const std::vector<FileRun>& runs)
+      : fd_(f.atomic ? f.fd : -1) {
     if (fd_ < 0 || runs.empty()) return;
     l_.l_type = write ? F_WRLCK : F_RDLCK;
     l_.l_whence = SEEK_SET;
@@ -42,7 +42,7 @@ class RangeLock {
 
  private:
   int fd_;
-  struct flock l_{};
+  struct flock l_ {};
   bool held_ = false;
 };
 
@@ -92,17 +92,6 @@ int access_individual(MPI_File fh, bool write, const void* buf, int count, MPI_D
   return check_file(f, e, fn);
 }
 
-// A nonblocking access: done now, its status kept in a completed request.
-template <typename Access>
-int completed(File* f, MPI_Request* request, bool write, const char* fn, Access&& access) {
-  if (!request) return raise_file(f, MPI_ERR_ARG, fn);
-  MPI_Status st;
-  status_set(&st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, MPI_SUCCESS);
-  if (int e = access(&st)) return e;
-  *request = request_create(nullptr, !write, ErrorScope{}, st);
-  return MPI_SUCCESS;
-}
-
 }  // namespace
 
 long long file_transfer(File& f, bool write, MPI_Offset pos, void* data, size_t bytes, int* err) {
@@ -119,8 +108,8 @@ long long file_transfer(File& f, bool write, MPI_Offset pos, void* data, size_t 
   return total;
 }
 
-int file_access(File& f, bool write, MPI_Offset pos, const void* buf, int count,
-                MPI_Datatype type, MPI_Status* status, MPI_Offset* moved) {
+int file_access(File& f, bool write, MPI_Offset pos, const void* buf, int count, MPI_Datatype type,
+                MPI_Status* status, MPI_Offset* moved) {
   *moved = 0;
   if (int e = access_mode_error(f, write)) return e;
   long long n = 0;
@@ -147,8 +136,8 @@ using namespace torus::mpi;
 
 extern "C" {
 
-int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count,
-                      MPI_Datatype datatype, MPI_Status* status) {
+int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                      MPI_Status* status) {
   return access_at(fh, false, offset, buf, count, datatype, status, "MPI_File_read_at");
 }
 
@@ -167,8 +156,7 @@ int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int 
   return access_at(fh, true, offset, buf, count, datatype, status, "MPI_File_write_at_all");
 }
 
-int PMPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
-                   MPI_Status* status) {
+int PMPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   return access_individual(fh, false, buf, count, datatype, status, "MPI_File_read");
 }
 
@@ -187,58 +175,58 @@ int PMPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype da
   return access_individual(fh, true, buf, count, datatype, status, "MPI_File_write_all");
 }
 
-int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count,
-                       MPI_Datatype datatype, MPI_Request* request) {
-  return completed(file_get(fh), request, false, "MPI_File_iread_at", [&](MPI_Status* st) {
+int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                       MPI_Request* request) {
+  return file_request(file_get(fh), request, false, "MPI_File_iread_at", [&](MPI_Status* st) {
     return access_at(fh, false, offset, buf, count, datatype, st, "MPI_File_iread_at");
   });
 }
 
 int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count,
                         MPI_Datatype datatype, MPI_Request* request) {
-  return completed(file_get(fh), request, true, "MPI_File_iwrite_at", [&](MPI_Status* st) {
+  return file_request(file_get(fh), request, true, "MPI_File_iwrite_at", [&](MPI_Status* st) {
     return access_at(fh, true, offset, buf, count, datatype, st, "MPI_File_iwrite_at");
   });
 }
 
 int PMPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
                     MPI_Request* request) {
-  return completed(file_get(fh), request, false, "MPI_File_iread", [&](MPI_Status* st) {
+  return file_request(file_get(fh), request, false, "MPI_File_iread", [&](MPI_Status* st) {
     return access_individual(fh, false, buf, count, datatype, st, "MPI_File_iread");
   });
 }
 
 int PMPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
                      MPI_Request* request) {
-  return completed(file_get(fh), request, true, "MPI_File_iwrite", [&](MPI_Status* st) {
+  return file_request(file_get(fh), request, true, "MPI_File_iwrite", [&](MPI_Status* st) {
     return access_individual(fh, true, buf, count, datatype, st, "MPI_File_iwrite");
   });
 }
 
 int PMPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
                         MPI_Request* request) {
-  return completed(file_get(fh), request, false, "MPI_File_iread_all", [&](MPI_Status* st) {
+  return file_request(file_get(fh), request, false, "MPI_File_iread_all", [&](MPI_Status* st) {
     return access_individual(fh, false, buf, count, datatype, st, "MPI_File_iread_all");
   });
 }
 
 int PMPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
                          MPI_Request* request) {
-  return completed(file_get(fh), request, true, "MPI_File_iwrite_all", [&](MPI_Status* st) {
+  return file_request(file_get(fh), request, true, "MPI_File_iwrite_all", [&](MPI_Status* st) {
     return access_individual(fh, true, buf, count, datatype, st, "MPI_File_iwrite_all");
   });
 }
 
 int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count,
                            MPI_Datatype datatype, MPI_Request* request) {
-  return completed(file_get(fh), request, false, "MPI_File_iread_at_all", [&](MPI_Status* st) {
+  return file_request(file_get(fh), request, false, "MPI_File_iread_at_all", [&](MPI_Status* st) {
     return access_at(fh, false, offset, buf, count, datatype, st, "MPI_File_iread_at_all");
   });
 }
 
 int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count,
                             MPI_Datatype datatype, MPI_Request* request) {
-  return completed(file_get(fh), request, true, "MPI_File_iwrite_at_all", [&](MPI_Status* st) {
+  return file_request(file_get(fh), request, true, "MPI_File_iwrite_at_all", [&](MPI_Status* st) {
     return access_at(fh, true, offset, buf, count, datatype, st, "MPI_File_iwrite_at_all");
   });
 }

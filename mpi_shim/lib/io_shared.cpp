@@ -12,7 +12,6 @@
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/io_file.h"
 #include "mpi_shim/lib/pmpi.h"
-#include "mpi_shim/lib/request.h"
 #include "mpi_shim/lib/status.h"
 #include "mpi_shim/lib/type_view.h"
 
@@ -22,7 +21,7 @@ namespace {
 std::mutex g_shared_mutex;  // one thread of a process at a time holds any side-file lock
 
 int lock_side(int fd, short type) {
-  struct flock l{};
+  struct flock l {};
   l.l_type = type;
   l.l_whence = SEEK_SET;
   l.l_start = 0;
@@ -76,7 +75,8 @@ int access_ordered(MPI_File fh, bool write, const void* buf, int count, MPI_Data
   size_t bytes = 0;
   int err = type_bytes(type, count, &bytes);
   MPI_Offset mine = err ? 0 : MPI_Offset(bytes / f->esize), before = 0, total = 0;
-  if (int e = PMPI_Exscan(&mine, &before, 1, MPI_OFFSET, MPI_SUM, f->comm)) return raise_file(f, e, fn);
+  if (int e = PMPI_Exscan(&mine, &before, 1, MPI_OFFSET, MPI_SUM, f->comm))
+    return raise_file(f, e, fn);
   if (f->rank == 0) before = 0;  // Exscan leaves rank 0's result undefined
   if (int e = PMPI_Allreduce(&mine, &total, 1, MPI_OFFSET, MPI_SUM, f->comm))
     return raise_file(f, e, fn);
@@ -92,19 +92,6 @@ int access_ordered(MPI_File fh, bool write, const void* buf, int count, MPI_Data
                     fn);
 }
 
-int iaccess_shared(MPI_File fh, bool write, const void* buf, int count, MPI_Datatype type,
-                   MPI_Request* request, const char* fn) {
-  if (!request) return raise_file(file_get(fh), MPI_ERR_ARG, fn);
-  // Local I/O completes here; the request reports it.
-  MPI_Status st;
-  status_set(&st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, MPI_SUCCESS);
-  const int e = access_shared(fh, write, buf, count, type, &st, fn);
-  if (e) return e;
-  ErrorScope scope;
-  *request = request_create(nullptr, !write, scope, st);
-  return MPI_SUCCESS;
-}
-
 }  // namespace
 
 int shared_open(File& f, MPI_Offset initial) {
@@ -114,8 +101,10 @@ int shared_open(File& f, MPI_Offset initial) {
     suffix = std::random_device{}() | (uint64_t(std::random_device{}()) << 32);
     f.shared_path = side_name(f.path, suffix);
     f.shared_fd = ::open(f.shared_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (f.shared_fd < 0) err = file_errno_class(errno);
-    else err = write_value(f.shared_fd, initial);
+    if (f.shared_fd < 0)
+      err = file_errno_class(errno);
+    else
+      err = write_value(f.shared_fd, initial);
   }
   uint64_t msg[2] = {suffix, uint64_t(err)};
   if (PMPI_Bcast(msg, 2, MPI_UINT64_T, 0, f.comm) != MPI_SUCCESS) return MPI_ERR_IO;
@@ -171,12 +160,16 @@ int PMPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype
 
 int PMPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
                            MPI_Request* request) {
-  return iaccess_shared(fh, false, buf, count, datatype, request, "MPI_File_iread_shared");
+  return file_request(file_get(fh), request, false, "MPI_File_iread_shared", [&](MPI_Status* st) {
+    return access_shared(fh, false, buf, count, datatype, st, "MPI_File_iread_shared");
+  });
 }
 
 int PMPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
                             MPI_Request* request) {
-  return iaccess_shared(fh, true, buf, count, datatype, request, "MPI_File_iwrite_shared");
+  return file_request(file_get(fh), request, true, "MPI_File_iwrite_shared", [&](MPI_Status* st) {
+    return access_shared(fh, true, buf, count, datatype, st, "MPI_File_iwrite_shared");
+  });
 }
 
 int PMPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype,

@@ -23,7 +23,8 @@ bool dense(const TypeInfo& t) {
 // non-negative, non-decreasing displacements (each byte of the file seen at most once).
 int filetype_check(const TypeInfo& etype, const TypeInfo& ft) {
   if (!ft.committed || !etype.committed) return MPI_ERR_TYPE;
-  if (etype.size == 0 || ft.size % etype.size != 0 || ft.extent <= 0) return MPI_ERR_TYPE;
+  if (etype.size == 0 || ft.size == 0 || ft.size % etype.size != 0 || ft.extent <= 0)
+    return MPI_ERR_TYPE;
   MPI_Aint end = 0;
   for (const TypeBlock& b : ft.blocks) {
     if (b.offset < end) return MPI_ERR_TYPE;
@@ -48,7 +49,7 @@ int position_of(File& f, MPI_Offset offset, int whence, MPI_Offset current, MPI_
   if (whence == MPI_SEEK_CUR) {
     base = current;
   } else if (whence == MPI_SEEK_END) {
-    struct stat st{};
+    struct stat st {};
     if (::fstat(f.fd, &st) != 0) return file_errno_class(errno);
     base = view_end(f, st.st_size);
   } else if (whence != MPI_SEEK_SET) {
@@ -156,8 +157,8 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
   return check_file(f, err, fn);
 }
 
-int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype,
-                       MPI_Datatype* filetype, char* datarep) {
+int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype,
+                       char* datarep) {
   constexpr const char* fn = "MPI_File_get_view";
   File* f = file_get(fh);
   if (!f) return raise_file(nullptr, MPI_ERR_FILE, fn);
@@ -183,10 +184,12 @@ int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* exte
 int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
   File* f = file_get(fh);
   if (!f) return raise_file(nullptr, MPI_ERR_FILE, "MPI_File_seek");
-  if (f->amode & MPI_MODE_SEQUENTIAL) return raise_file(f, MPI_ERR_UNSUPPORTED_OPERATION, "MPI_File_seek");
+  if (f->amode & MPI_MODE_SEQUENTIAL)
+    return raise_file(f, MPI_ERR_UNSUPPORTED_OPERATION, "MPI_File_seek");
   std::lock_guard lock(f->mutex);
   MPI_Offset to = 0;
-  if (int e = position_of(*f, offset, whence, f->position, &to)) return raise_file(f, e, "MPI_File_seek");
+  if (int e = position_of(*f, offset, whence, f->position, &to))
+    return raise_file(f, e, "MPI_File_seek");
   f->position = to;
   return MPI_SUCCESS;
 }

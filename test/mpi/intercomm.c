@@ -2,8 +2,9 @@
  * either end of their groups), the local and remote groups, point-to-point across with
  * wildcards and isolation from the parent, every blocking collective with both roots and
  * checked against values computed here, Intercomm_merge in each order, Comm_dup,
- * Comm_compare, Comm_split and Comm_create of an intercommunicator, error classes, and creating and freeing many in a row. Any size; one rank
- * has no second group and only checks what needs none. */
+ * Comm_compare, Comm_split and Comm_create of an intercommunicator, error classes, and
+ * creating and freeing many in a row. Any size; one rank has no second group and only
+ * checks what needs none. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -289,7 +290,8 @@ static void unrooted(const struct inter *x) {
   free(v);
 
   /* Alltoall: block j goes to remote rank j. Alltoallv: to remote j, (lrank + j) % 3 ints. */
-  int *s = malloc(sizeof(int) * 3 * (size_t)x->rsize), *r = malloc(sizeof(int) * 3 * (size_t)x->rsize);
+  int *s = malloc(sizeof(int) * 3 * (size_t)x->rsize);
+  int *r = malloc(sizeof(int) * 3 * (size_t)x->rsize);
   CHECK(s && r);
   for (int j = 0; j < x->rsize; ++j) s[j] = wrank * 1000 + j;
   CHECK_MPI(MPI_Alltoall(s, 1, MPI_INT, r, 1, MPI_INT, x->comm));
