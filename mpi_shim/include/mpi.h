@@ -958,6 +958,72 @@ TORUS_MPI_FN(int, Win_complete, (MPI_Win win))
 TORUS_MPI_FN(int, Win_wait, (MPI_Win win))
 TORUS_MPI_FN(int, Win_test, (MPI_Win win, int* flag))
 
+/* Large counts (MPI 4.0's _c calls): MPI_Count counts. A count above INT_MAX travels as one
+ * element of a derived type covering it, so every call below moves any count. */
+TORUS_MPI_FN(int, Send_c, (const void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                           int tag, MPI_Comm comm))
+TORUS_MPI_FN(int, Ssend_c, (const void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int tag, MPI_Comm comm))
+TORUS_MPI_FN(int, Rsend_c, (const void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int tag, MPI_Comm comm))
+TORUS_MPI_FN(int, Bsend_c, (const void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int tag, MPI_Comm comm))
+TORUS_MPI_FN(int, Recv_c, (void* buf, MPI_Count count, MPI_Datatype datatype, int source,
+                           int tag, MPI_Comm comm, MPI_Status* status))
+TORUS_MPI_FN(int, Isend_c, (const void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int tag, MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Issend_c, (const void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                             int tag, MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Irsend_c, (const void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                             int tag, MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Ibsend_c, (const void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                             int tag, MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Irecv_c, (void* buf, MPI_Count count, MPI_Datatype datatype, int source,
+                            int tag, MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Send_init_c, (const void* buf, MPI_Count count, MPI_Datatype datatype,
+                                int dest, int tag, MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Recv_init_c, (void* buf, MPI_Count count, MPI_Datatype datatype, int source,
+                                int tag, MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Mrecv_c, (void* buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Message* message, MPI_Status* status))
+TORUS_MPI_FN(int, Imrecv_c, (void* buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Message* message, MPI_Request* request))
+TORUS_MPI_FN(int, Sendrecv_c, (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               int dest, int sendtag, void* recvbuf, MPI_Count recvcount,
+                               MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                               MPI_Status* status))
+TORUS_MPI_FN(int, Sendrecv_replace_c, (void* buf, MPI_Count count, MPI_Datatype datatype,
+                                       int dest, int sendtag, int source, int recvtag,
+                                       MPI_Comm comm, MPI_Status* status))
+TORUS_MPI_FN(int, Get_count_c, (const MPI_Status* status, MPI_Datatype datatype,
+                                MPI_Count* count))
+TORUS_MPI_FN(int, Get_elements_c, (const MPI_Status* status, MPI_Datatype datatype,
+                                   MPI_Count* count))
+TORUS_MPI_FN(int, Type_size_c, (MPI_Datatype datatype, MPI_Count* size))
+TORUS_MPI_FN(int, Type_get_extent_c, (MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent))
+TORUS_MPI_FN(int, Type_get_true_extent_c, (MPI_Datatype datatype, MPI_Count* true_lb,
+                                           MPI_Count* true_extent))
+TORUS_MPI_FN(int, Type_contiguous_c, (MPI_Count count, MPI_Datatype oldtype,
+                                      MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Bcast_c, (void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                            MPI_Comm comm))
+TORUS_MPI_FN(int, Reduce_c, (const void* sendbuf, void* recvbuf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm))
+TORUS_MPI_FN(int, Allreduce_c, (const void* sendbuf, void* recvbuf, MPI_Count count,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+TORUS_MPI_FN(int, Gather_c, (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                             MPI_Comm comm))
+TORUS_MPI_FN(int, Scatter_c, (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                              int root, MPI_Comm comm))
+TORUS_MPI_FN(int, Allgather_c, (const void* sendbuf, MPI_Count sendcount,
+                                MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                                MPI_Datatype recvtype, MPI_Comm comm))
+TORUS_MPI_FN(int, Alltoall_c, (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                               MPI_Comm comm))
+
 #include "mpio.h"
 
 #undef TORUS_MPI_FN

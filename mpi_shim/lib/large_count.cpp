@@ -1,0 +1,288 @@
+// MPI 4.0's large-count calls (the _c names): a count that fits an int goes to the int call as
+// it is; a larger one becomes one element of a derived type covering the whole range
+// (contiguous chunks of 2^30 elements, and the rest), which the int calls move like any
+// other type, reductions included (a predefined op computes on the type's basic elements).
+#include <climits>
+#include <cstdint>
+
+#include "mpi_shim/lib/comm.h"
+#include "mpi_shim/lib/datatype.h"
+#include "mpi_shim/lib/errors.h"
+#include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/status.h"
+
+using namespace torus::mpi;
+
+namespace {
+
+constexpr MPI_Count kChunk = MPI_Count{1} << 30;
+
+// `count` elements of `type` as (count(), type()) for an int call; owns the type it made.
+class BigCount {
+ public:
+  BigCount() = default;
+  BigCount(const BigCount&) = delete;
+  BigCount& operator=(const BigCount&) = delete;
+  ~BigCount() {
+    if (owned_) PMPI_Type_free(&type_);
+  }
+
+  // An MPI error class: MPI_ERR_COUNT for a negative count, and for a count above INT_MAX
+  // of a type that is not dense (its flattened layout would hold a block per element);
+  // MPI_ERR_TYPE for an invalid type.
+  int init(MPI_Count count, MPI_Datatype type) {
+    type_ = type;
+    if (count < 0) return MPI_ERR_COUNT;
+    if (count <= INT_MAX) {
+      count_ = static_cast<int>(count);
+      return MPI_SUCCESS;
+    }
+    const TypeInfo* t = type_info(type);
+    if (!t || !t->committed) return MPI_ERR_TYPE;
+    if (!t->contiguous || count / kChunk > INT_MAX) return MPI_ERR_COUNT;
+    MPI_Datatype chunk = MPI_DATATYPE_NULL, bulk = MPI_DATATYPE_NULL, tail = MPI_DATATYPE_NULL;
+    const MPI_Count n = count / kChunk, rest = count % kChunk;
+    int e = PMPI_Type_contiguous(int(kChunk), type, &chunk);
+    if (!e) e = PMPI_Type_contiguous(int(n), chunk, &bulk);
+    if (!e && rest) e = PMPI_Type_contiguous(int(rest), type, &tail);
+    MPI_Datatype whole = MPI_DATATYPE_NULL;
+    if (!e && rest) {
+      const int lengths[2] = {1, 1};
+      const MPI_Aint displs[2] = {0, MPI_Aint(n * kChunk) * t->extent};
+      const MPI_Datatype types[2] = {bulk, tail};
+      e = PMPI_Type_create_struct(2, lengths, displs, types, &whole);
+    } else if (!e) {
+      e = PMPI_Type_dup(bulk, &whole);
+    }
+    if (!e) e = PMPI_Type_commit(&whole);
+    for (MPI_Datatype* p : {&chunk, &bulk, &tail})
+      if (*p != MPI_DATATYPE_NULL) PMPI_Type_free(p);
+    if (e) return e;
+    type_ = whole;
+    owned_ = true;
+    count_ = 1;
+    return MPI_SUCCESS;
+  }
+  int count() const { return count_; }
+  MPI_Datatype type() const { return type_; }
+
+ private:
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+  int count_ = 0;
+  bool owned_ = false;
+};
+
+int comm_error(MPI_Comm comm, int e, const char* fn) { return raise_error(comm_get(comm), e, fn); }
+
+}  // namespace
+
+// One count: the int call with the converted (count, type) in place of (COUNT, TYPE).
+#define TORUS_LARGE(fn, comm, count, type, call) \
+  BigCount big;                                   \
+  if (int e = big.init(count, type)) return comm_error(comm, e, fn); \
+  return call;
+
+extern "C" {
+
+int PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm) {
+  TORUS_LARGE("MPI_Send_c", comm, count, datatype,
+              PMPI_Send(buf, big.count(), big.type(), dest, tag, comm))
+}
+int PMPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm) {
+  TORUS_LARGE("MPI_Ssend_c", comm, count, datatype,
+              PMPI_Ssend(buf, big.count(), big.type(), dest, tag, comm))
+}
+int PMPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm) {
+  TORUS_LARGE("MPI_Rsend_c", comm, count, datatype,
+              PMPI_Rsend(buf, big.count(), big.type(), dest, tag, comm))
+}
+int PMPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm) {
+  TORUS_LARGE("MPI_Bsend_c", comm, count, datatype,
+              PMPI_Bsend(buf, big.count(), big.type(), dest, tag, comm))
+}
+int PMPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                MPI_Comm comm, MPI_Status* status) {
+  TORUS_LARGE("MPI_Recv_c", comm, count, datatype,
+              PMPI_Recv(buf, big.count(), big.type(), source, tag, comm, status))
+}
+int PMPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request* request) {
+  TORUS_LARGE("MPI_Isend_c", comm, count, datatype,
+              PMPI_Isend(buf, big.count(), big.type(), dest, tag, comm, request))
+}
+int PMPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request* request) {
+  TORUS_LARGE("MPI_Issend_c", comm, count, datatype,
+              PMPI_Issend(buf, big.count(), big.type(), dest, tag, comm, request))
+}
+int PMPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request* request) {
+  TORUS_LARGE("MPI_Irsend_c", comm, count, datatype,
+              PMPI_Irsend(buf, big.count(), big.type(), dest, tag, comm, request))
+}
+int PMPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request* request) {
+  TORUS_LARGE("MPI_Ibsend_c", comm, count, datatype,
+              PMPI_Ibsend(buf, big.count(), big.type(), dest, tag, comm, request))
+}
+int PMPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                 MPI_Comm comm, MPI_Request* request) {
+  TORUS_LARGE("MPI_Irecv_c", comm, count, datatype,
+              PMPI_Irecv(buf, big.count(), big.type(), source, tag, comm, request))
+}
+int PMPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request* request) {
+  TORUS_LARGE("MPI_Send_init_c", comm, count, datatype,
+              PMPI_Send_init(buf, big.count(), big.type(), dest, tag, comm, request))
+}
+int PMPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                     MPI_Comm comm, MPI_Request* request) {
+  TORUS_LARGE("MPI_Recv_init_c", comm, count, datatype,
+              PMPI_Recv_init(buf, big.count(), big.type(), source, tag, comm, request))
+}
+int PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
+                 MPI_Status* status) {
+  TORUS_LARGE("MPI_Mrecv_c", MPI_COMM_WORLD, count, datatype,
+              PMPI_Mrecv(buf, big.count(), big.type(), message, status))
+}
+int PMPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
+                  MPI_Request* request) {
+  TORUS_LARGE("MPI_Imrecv_c", MPI_COMM_WORLD, count, datatype,
+              PMPI_Imrecv(buf, big.count(), big.type(), message, request))
+}
+int PMPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int sendtag, int source, int recvtag, MPI_Comm comm,
+                            MPI_Status* status) {
+  TORUS_LARGE("MPI_Sendrecv_replace_c", comm, count, datatype,
+              PMPI_Sendrecv_replace(buf, big.count(), big.type(), dest, sendtag, source,
+                                    recvtag, comm, status))
+}
+int PMPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                 MPI_Comm comm) {
+  TORUS_LARGE("MPI_Bcast_c", comm, count, datatype,
+              PMPI_Bcast(buffer, big.count(), big.type(), root, comm))
+}
+int PMPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, int root, MPI_Comm comm) {
+  TORUS_LARGE("MPI_Reduce_c", comm, count, datatype,
+              PMPI_Reduce(sendbuf, recvbuf, big.count(), big.type(), op, root, comm))
+}
+int PMPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm) {
+  TORUS_LARGE("MPI_Allreduce_c", comm, count, datatype,
+              PMPI_Allreduce(sendbuf, recvbuf, big.count(), big.type(), op, comm))
+}
+
+#undef TORUS_LARGE
+
+// Two counts: the send side's and the receive side's, each converted on its own.
+#define TORUS_LARGE2(fn, comm, scount, stype, rcount, rtype, call)        \
+  BigCount s, r;                                                         \
+  if (int e = s.init(scount, stype)) return comm_error(comm, e, fn);     \
+  if (int e = r.init(rcount, rtype)) return comm_error(comm, e, fn);     \
+  return call;
+
+int PMPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  TORUS_LARGE2("MPI_Sendrecv_c", comm, sendcount, sendtype, recvcount, recvtype,
+               PMPI_Sendrecv(sendbuf, s.count(), s.type(), dest, sendtag, recvbuf, r.count(),
+                             r.type(), source, recvtag, comm, status))
+}
+int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                  void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                  MPI_Comm comm) {
+  TORUS_LARGE2("MPI_Gather_c", comm, sendcount, sendtype, recvcount, recvtype,
+               PMPI_Gather(sendbuf, s.count(), s.type(), recvbuf, r.count(), r.type(), root,
+                           comm))
+}
+int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                   void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                   MPI_Comm comm) {
+  TORUS_LARGE2("MPI_Scatter_c", comm, sendcount, sendtype, recvcount, recvtype,
+               PMPI_Scatter(sendbuf, s.count(), s.type(), recvbuf, r.count(), r.type(), root,
+                            comm))
+}
+int PMPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                     void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  TORUS_LARGE2("MPI_Allgather_c", comm, sendcount, sendtype, recvcount, recvtype,
+               PMPI_Allgather(sendbuf, s.count(), s.type(), recvbuf, r.count(), r.type(), comm))
+}
+int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                    void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  TORUS_LARGE2("MPI_Alltoall_c", comm, sendcount, sendtype, recvcount, recvtype,
+               PMPI_Alltoall(sendbuf, s.count(), s.type(), recvbuf, r.count(), r.type(), comm))
+}
+
+#undef TORUS_LARGE2
+
+int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  if (!newtype) return raise_error(nullptr, MPI_ERR_ARG, "MPI_Type_contiguous_c");
+  if (count >= 0 && count <= INT_MAX) return PMPI_Type_contiguous(int(count), oldtype, newtype);
+  BigCount big;
+  if (int e = big.init(count, oldtype)) return raise_error(nullptr, e, "MPI_Type_contiguous_c");
+  return PMPI_Type_dup(big.type(), newtype);
+}
+
+int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  if (!status || !count) return raise_error(nullptr, MPI_ERR_ARG, "MPI_Get_count_c");
+  MPI_Count size = 0;
+  if (int e = PMPI_Type_size_x(datatype, &size)) return e;
+  const MPI_Count bytes = MPI_Count(status_bytes(*status));
+  if (size == 0) *count = 0;
+  else *count = bytes % size ? MPI_UNDEFINED : bytes / size;
+  return MPI_SUCCESS;
+}
+
+int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return PMPI_Get_elements_x(status, datatype, count);
+}
+
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
+  return PMPI_Type_size_x(datatype, size);
+}
+
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  return PMPI_Type_get_extent_x(datatype, lb, extent);
+}
+
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb,
+                                MPI_Count* true_extent) {
+  return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
+}
+
+TORUS_MPI_ALIAS(MPI_Send_c)
+TORUS_MPI_ALIAS(MPI_Ssend_c)
+TORUS_MPI_ALIAS(MPI_Rsend_c)
+TORUS_MPI_ALIAS(MPI_Bsend_c)
+TORUS_MPI_ALIAS(MPI_Recv_c)
+TORUS_MPI_ALIAS(MPI_Isend_c)
+TORUS_MPI_ALIAS(MPI_Issend_c)
+TORUS_MPI_ALIAS(MPI_Irsend_c)
+TORUS_MPI_ALIAS(MPI_Ibsend_c)
+TORUS_MPI_ALIAS(MPI_Irecv_c)
+TORUS_MPI_ALIAS(MPI_Send_init_c)
+TORUS_MPI_ALIAS(MPI_Recv_init_c)
+TORUS_MPI_ALIAS(MPI_Mrecv_c)
+TORUS_MPI_ALIAS(MPI_Imrecv_c)
+TORUS_MPI_ALIAS(MPI_Sendrecv_c)
+TORUS_MPI_ALIAS(MPI_Sendrecv_replace_c)
+TORUS_MPI_ALIAS(MPI_Get_count_c)
+TORUS_MPI_ALIAS(MPI_Get_elements_c)
+TORUS_MPI_ALIAS(MPI_Type_size_c)
+TORUS_MPI_ALIAS(MPI_Type_get_extent_c)
+TORUS_MPI_ALIAS(MPI_Type_get_true_extent_c)
+TORUS_MPI_ALIAS(MPI_Type_contiguous_c)
+TORUS_MPI_ALIAS(MPI_Bcast_c)
+TORUS_MPI_ALIAS(MPI_Reduce_c)
+TORUS_MPI_ALIAS(MPI_Allreduce_c)
+TORUS_MPI_ALIAS(MPI_Gather_c)
+TORUS_MPI_ALIAS(MPI_Scatter_c)
+TORUS_MPI_ALIAS(MPI_Allgather_c)
+TORUS_MPI_ALIAS(MPI_Alltoall_c)
+
+}  // extern "C"
