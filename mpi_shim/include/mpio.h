@@ -130,6 +130,51 @@ TORUS_MPIO_COLL(read, )
 TORUS_MPIO_COLL(write, const)
 #undef TORUS_MPIO_COLL
 
+/* Large counts (MPI 4.0): the same accesses with MPI_Count counts. */
+#define TORUS_MPIO_RW_C(name, buf_const)                                                    \
+  TORUS_MPI_FN(int, File_##name##_at_c, (MPI_File fh, MPI_Offset offset, buf_const void* buf, \
+                                         MPI_Count count, MPI_Datatype datatype,            \
+                                         MPI_Status* status))                               \
+  TORUS_MPI_FN(int, File_##name##_at_all_c, (MPI_File fh, MPI_Offset offset,                \
+                                             buf_const void* buf, MPI_Count count,          \
+                                             MPI_Datatype datatype, MPI_Status* status))    \
+  TORUS_MPI_FN(int, File_##name##_c, (MPI_File fh, buf_const void* buf, MPI_Count count,    \
+                                      MPI_Datatype datatype, MPI_Status* status))           \
+  TORUS_MPI_FN(int, File_##name##_all_c, (MPI_File fh, buf_const void* buf, MPI_Count count, \
+                                          MPI_Datatype datatype, MPI_Status* status))       \
+  TORUS_MPI_FN(int, File_##name##_shared_c, (MPI_File fh, buf_const void* buf,              \
+                                             MPI_Count count, MPI_Datatype datatype,        \
+                                             MPI_Status* status))                           \
+  TORUS_MPI_FN(int, File_##name##_ordered_c, (MPI_File fh, buf_const void* buf,             \
+                                              MPI_Count count, MPI_Datatype datatype,       \
+                                              MPI_Status* status))                          \
+  TORUS_MPI_FN(int, File_i##name##_at_c, (MPI_File fh, MPI_Offset offset,                   \
+                                          buf_const void* buf, MPI_Count count,             \
+                                          MPI_Datatype datatype, MPI_Request* request))     \
+  TORUS_MPI_FN(int, File_i##name##_at_all_c, (MPI_File fh, MPI_Offset offset,               \
+                                              buf_const void* buf, MPI_Count count,         \
+                                              MPI_Datatype datatype, MPI_Request* request)) \
+  TORUS_MPI_FN(int, File_i##name##_c, (MPI_File fh, buf_const void* buf, MPI_Count count,   \
+                                       MPI_Datatype datatype, MPI_Request* request))        \
+  TORUS_MPI_FN(int, File_i##name##_all_c, (MPI_File fh, buf_const void* buf,                \
+                                           MPI_Count count, MPI_Datatype datatype,          \
+                                           MPI_Request* request))                           \
+  TORUS_MPI_FN(int, File_i##name##_shared_c, (MPI_File fh, buf_const void* buf,             \
+                                              MPI_Count count, MPI_Datatype datatype,       \
+                                              MPI_Request* request))                        \
+  TORUS_MPI_FN(int, File_##name##_all_begin_c, (MPI_File fh, buf_const void* buf,           \
+                                                MPI_Count count, MPI_Datatype datatype))    \
+  TORUS_MPI_FN(int, File_##name##_at_all_begin_c, (MPI_File fh, MPI_Offset offset,          \
+                                                   buf_const void* buf, MPI_Count count,    \
+                                                   MPI_Datatype datatype))                  \
+  TORUS_MPI_FN(int, File_##name##_ordered_begin_c, (MPI_File fh, buf_const void* buf,       \
+                                                    MPI_Count count, MPI_Datatype datatype))
+TORUS_MPIO_RW_C(read, )
+TORUS_MPIO_RW_C(write, const)
+#undef TORUS_MPIO_RW_C
+TORUS_MPI_FN(int, File_get_type_extent_c, (MPI_File fh, MPI_Datatype datatype,
+                                           MPI_Count* extent))
+
 /* Handles for Fortran. */
 TORUS_MPI_FN(MPI_Fint, File_c2f, (MPI_File fh))
 TORUS_MPI_FN(MPI_File, File_f2c, (MPI_Fint fh))

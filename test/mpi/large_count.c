@@ -1,12 +1,15 @@
 /* MPI 4.0's large-count (_c) calls: every one with small counts against its int twin's
  * result (Send/Recv, Isend/Irecv, Ssend, Sendrecv(_replace), persistent, matched receives,
  * Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall, Get_count/Get_elements,
- * Type_size/extent/contiguous), a negative count (MPI_ERR_COUNT), and at exactly 2 ranks one
- * message of 2^31 + 17 bytes (above INT_MAX) sent by Send_c and Isend_c, checked byte for
- * byte with Get_count_c, and Type_contiguous_c of that many bytes. Any size. */
+ * Type_size/extent/contiguous; the file calls on a per-rank file), a negative count
+ * (MPI_ERR_COUNT), and at exactly 2 ranks one message of 2^31 + 17 bytes (above INT_MAX)
+ * sent by Send_c and Isend_c, checked byte for byte with Get_count_c, and Type_contiguous_c
+ * of that many bytes. Any size. */
+#define _POSIX_C_SOURCE 200809L
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -114,6 +117,37 @@ static void collectives_small(void) {
   free(back);
 }
 
+/* The file calls' _c forms on a file of this rank's own (MPI_COMM_SELF). */
+static void files_small(void) {
+  char path[128];
+  snprintf(path, sizeof path, "/tmp/torus-large-count-%ld-%d", (long)getpid(), rank);
+  MPI_File fh;
+  const int amode = MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE;
+  CHECK_MPI(MPI_File_open(MPI_COMM_SELF, path, amode, MPI_INFO_NULL, &fh));
+  int out[8], in[8];
+  for (int i = 0; i < 8; ++i) out[i] = rank * 10 + i;
+  MPI_Status st;
+  MPI_Count n = 0;
+  CHECK_MPI(MPI_File_write_at_c(fh, 0, out, 4, MPI_INT, &st));
+  CHECK_MPI(MPI_Get_count_c(&st, MPI_INT, &n));
+  CHECK(n == 4);
+  CHECK_MPI(MPI_File_seek(fh, 16, MPI_SEEK_SET));
+  MPI_Request r;
+  CHECK_MPI(MPI_File_iwrite_c(fh, out + 4, 4, MPI_INT, &r));
+  CHECK_MPI(MPI_Wait(&r, &st));
+  memset(in, 0, sizeof in);
+  CHECK_MPI(MPI_File_read_at_all_c(fh, 0, in, 8, MPI_INT, &st));
+  CHECK_MPI(MPI_Get_count_c(&st, MPI_INT, &n));
+  CHECK(n == 8);
+  for (int i = 0; i < 8; ++i) CHECK(in[i] == rank * 10 + i);
+  MPI_Count ext = 0;
+  CHECK_MPI(MPI_File_get_type_extent_c(fh, MPI_DOUBLE, &ext));
+  CHECK(ext == sizeof(double));
+  CHECK(error_class_of(MPI_File_read_c(fh, in, -1, MPI_INT, &st)) == MPI_ERR_COUNT);
+  CHECK_MPI(MPI_File_close(&fh));
+  CHECK(access(path, F_OK) != 0);
+}
+
 static void types_and_errors(void) {
   MPI_Count sz = -1, lb = -1, ext = -1;
   CHECK_MPI(MPI_Type_size_c(MPI_DOUBLE, &sz));
@@ -202,6 +236,7 @@ int main(int argc, char** argv) {
   p2p_small();
   collectives_small();
   types_and_errors();
+  files_small();
   if (size == 2) above_int_max();
   if (rank == 0) printf("mpi large_count ok: %d ranks\n", size);
   CHECK_MPI(MPI_Finalize());
