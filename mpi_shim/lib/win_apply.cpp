@@ -35,7 +35,8 @@ bool rma_op_valid(MPI_Op op, MPI_Datatype type) noexcept {
 
 int rma_apply(std::byte* at, size_t length, MPI_Op op, MPI_Datatype type,
               std::span<const std::byte> data, std::byte* old) {
-  const size_t elem = type_packed_size(type);
+  const TypeInfo* t = type_info(type);
+  const size_t elem = t && t->committed.load(std::memory_order_acquire) ? t->size : 0;
   if (elem == 0 || length % elem != 0 || !rma_op_valid(op, type)) return MPI_ERR_ARG;
   if (old) std::memcpy(old, at, length);
   if (op == MPI_NO_OP) return MPI_SUCCESS;
@@ -44,11 +45,13 @@ int rma_apply(std::byte* at, size_t length, MPI_Op op, MPI_Datatype type,
     std::memcpy(at, data.data(), length);
     return MPI_SUCCESS;
   }
-  // The kernels read typed elements: aligned operands go to them as they are; otherwise
-  // (a payload at any offset in the transport's buffer, a target where the user put it)
-  // they get aligned copies.
-  const auto misaligned = (reinterpret_cast<uintptr_t>(at) |
-                           reinterpret_cast<uintptr_t>(data.data())) % alignof(std::max_align_t);
+  // The kernels read typed elements: operands aligned for the type go to them as they are
+  // (a long at offset 8 of a window is as the compiler expects it); otherwise (a payload at
+  // any offset in the transport's buffer, a target where the user put it) they get aligned
+  // copies.
+  const size_t align = t->align > 0 ? size_t(t->align) : alignof(std::max_align_t);
+  const auto misaligned =
+      (reinterpret_cast<uintptr_t>(at) | reinterpret_cast<uintptr_t>(data.data())) % align;
   if (misaligned == 0) {
     op_apply(op, type, data.data(), at, at, length / elem);
     return MPI_SUCCESS;

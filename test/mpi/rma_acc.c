@@ -7,7 +7,8 @@
  * (an atomic read); Fetch_and_op as a shared counter under MPI_LOCK_SHARED (the fetched values
  * over all ranks are exactly 0..size*N-1); a Compare_and_swap mutex guarding a non-atomic
  * increment; Raccumulate and Rget_accumulate completed by Wait; every rank at once adding a
- * 4096-long vector into one Win_allocate window, exact in every element. Any size. */
+ * 4096-long vector into one Win_allocate window, exact in every element; accumulates at
+ * displacements aligned and not aligned for their type. Any size. */
 #include <string.h>
 
 #include "check.h"
@@ -425,6 +426,69 @@ static void contended_sum(void) {
   CHECK_MPI(MPI_Win_free(&win));
 }
 
+/* Accumulates at displacements that are and are not aligned for the type (disp_unit 1 in a
+ * Win_allocate window, so the origin applies them under the target's lock): a long at
+ * byte 3, a double at byte 24 (aligned for it, not to 16), a long double at byte 32, an
+ * MPI_2INT MAXLOC at byte 50 from unaligned origin memory; every rank into rank 0. */
+static void placements(void) {
+  enum { kBytes = 128 };
+  unsigned char* mem = NULL;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(rank == 0 ? kBytes : 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
+                             &win));
+  if (rank == 0) {
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+    memset(mem, 0, kBytes);
+    CHECK_MPI(MPI_Win_unlock(0, win));
+  }
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  const long l = 1000 + rank;
+  const double d = 0.5 * (rank + 1);
+  const long double ld = 0.25L * (rank + 1);
+  unsigned char pair_bytes[1 + 2 * sizeof(int)];
+  const int pair[2] = {rank % 3, rank};  /* the highest rank with value 2 (or less) wins */
+  memcpy(pair_bytes + 1, pair, sizeof(pair));
+  CHECK_MPI(MPI_Win_lock_all(0, win));
+  CHECK_MPI(MPI_Accumulate(&l, 1, MPI_LONG, 0, 3, 1, MPI_LONG, MPI_SUM, win));
+  CHECK_MPI(MPI_Accumulate(&d, 1, MPI_DOUBLE, 0, 24, 1, MPI_DOUBLE, MPI_SUM, win));
+  CHECK_MPI(MPI_Accumulate(&ld, 1, MPI_LONG_DOUBLE, 0, 32, 1, MPI_LONG_DOUBLE, MPI_SUM, win));
+  CHECK_MPI(MPI_Accumulate(pair_bytes + 1, 1, MPI_2INT, 0, 50, 1, MPI_2INT, MPI_MAXLOC, win));
+  CHECK_MPI(MPI_Win_unlock_all(win));
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == 0) {
+    long want_l = 0;
+    double want_d = 0;
+    long double want_ld = 0;
+    int want_pair[2] = {0, 0};
+    for (int r = 0; r < size; ++r) {
+      want_l += 1000 + r;
+      want_d += 0.5 * (r + 1);
+      want_ld += 0.25L * (r + 1);
+      if (r % 3 > want_pair[0]) { /* ties keep the lower index (the window's 0 first) */
+        want_pair[0] = r % 3;
+        want_pair[1] = r;
+      }
+    }
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    long got_l;
+    double got_d;
+    long double got_ld;
+    int got_pair[2];
+    memcpy(&got_l, mem + 3, sizeof(got_l));
+    memcpy(&got_d, mem + 24, sizeof(got_d));
+    memcpy(&got_ld, mem + 32, sizeof(got_ld));
+    memcpy(got_pair, mem + 50, sizeof(got_pair));
+    CHECK(got_l == want_l);
+    CHECK(got_d == want_d);
+    CHECK(got_ld == want_ld);
+    CHECK(got_pair[0] == want_pair[0] && got_pair[1] == want_pair[1]);
+    for (int i = 0; i < kBytes; ++i) /* the gaps between them untouched */
+      if (i < 3 || (i >= 11 && i < 24) || (i >= 48 && i < 50) || i >= 58) CHECK(mem[i] == 0);
+    CHECK_MPI(MPI_Win_unlock(0, win));
+  }
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
 int main(int argc, char** argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -437,6 +501,7 @@ int main(int argc, char** argv) {
   fetch_and_op_counter();
   cas_mutex();
   contended_sum();
+  placements();
   CHECK_MPI(MPI_Finalize());
   if (rank == 0) printf("mpi rma_acc ok: %d ranks\n", size);
   return 0;
