@@ -19,8 +19,10 @@
 namespace torus::mpi {
 // For the MPI_I* calls (icoll_api.cpp): the communicator, or nullptr after raising
 // MPI_ERR_COMM (MPI_ERR_ARG for a null request pointer) through the right handler; *err
-// holds the code to return then.
-Comm* icoll_comm_and_request(MPI_Comm comm, MPI_Request* request, const char* fn, int* err);
+// holds the code to return then. An intercommunicator is MPI_ERR_COMM unless `inter_ok`
+// (the calls of icoll_inter_api.h).
+Comm* icoll_comm_and_request(MPI_Comm comm, MPI_Request* request, const char* fn, int* err,
+                             bool inter_ok = false);
 }  // namespace torus::mpi
 
 namespace torus::mpi::icoll {

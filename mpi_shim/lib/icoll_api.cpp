@@ -1,6 +1,7 @@
 // MPI_Ibarrier, Ibcast, Ireduce, Iallreduce, Igather, Iscatter, Iallgather, Ialltoall:
 // the blocking versions' argument checks (same error classes), then an operation of icoll.h
 // behind a new request. Calls with nothing to move get a request that is complete already.
+// On an intercommunicator each goes to icoll_inter_api.h instead.
 // Non-dense datatypes go through staging areas the request owns (type_view.h, reduce_view.h).
 #include <memory>
 #include <utility>
@@ -8,6 +9,7 @@
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/icoll.h"
+#include "mpi_shim/lib/icoll_inter_api.h"
 #include "mpi_shim/lib/icoll_staging.h"
 #include "mpi_shim/lib/op.h"
 #include "mpi_shim/lib/pmpi.h"
@@ -24,8 +26,9 @@ size_t n_of(const Comm* c) { return static_cast<size_t>(c->size); }
 
 namespace torus::mpi {
 
-Comm* icoll_comm_and_request(MPI_Comm comm, MPI_Request* request, const char* fn, int* err) {
-  Comm* c = comm_get_intra(comm);  // no intercommunicator collectives here yet
+Comm* icoll_comm_and_request(MPI_Comm comm, MPI_Request* request, const char* fn, int* err,
+                             bool inter_ok) {
+  Comm* c = inter_ok ? comm_get(comm) : comm_get_intra(comm);
   if (!c) {
     *err = raise_error(comm_get(comm), MPI_ERR_COMM, fn);
     return nullptr;
@@ -43,8 +46,9 @@ extern "C" {
 
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
   int err;
-  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ibarrier", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ibarrier", &err, true);
   if (!c) return err;
+  if (c->inter()) return inter_ibarrier_call(c, request);
   if (c->size == 1) {
     *request = icoll_done_request(*c);
     return MPI_SUCCESS;
@@ -55,8 +59,9 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
 int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request* request) {
   int err = MPI_SUCCESS;
-  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ibcast", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ibcast", &err, true);
   if (!c) return err;
+  if (c->inter()) return inter_ibcast_call(c, buffer, count, datatype, root, request);
   size_t bytes = 0;
   err = type_bytes(datatype, count, &bytes);
   if (err == MPI_SUCCESS && (root < 0 || root >= c->size)) err = MPI_ERR_ROOT;
@@ -76,8 +81,10 @@ int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Co
 int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  int root, MPI_Comm comm, MPI_Request* request) {
   int err = MPI_SUCCESS;
-  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ireduce", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ireduce", &err, true);
   if (!c) return err;
+  if (c->inter())
+    return inter_ireduce_call(c, sendbuf, recvbuf, count, datatype, op, root, request);
   err = reduction_check(count, datatype, op);
   if (err == MPI_SUCCESS && (root < 0 || root >= c->size)) err = MPI_ERR_ROOT;
   if (err == MPI_SUCCESS && sendbuf == MPI_IN_PLACE && c->rank != root) err = MPI_ERR_BUFFER;
@@ -100,8 +107,9 @@ int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
 int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                     MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   int err = MPI_SUCCESS;
-  Comm* c = icoll_comm_and_request(comm, request, "MPI_Iallreduce", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Iallreduce", &err, true);
   if (!c) return err;
+  if (c->inter()) return inter_iallreduce_call(c, sendbuf, recvbuf, count, datatype, op, request);
   if ((err = reduction_check(count, datatype, op))) return raise_error(c, err, "MPI_Iallreduce");
   if (count == 0 || type_packed_size(datatype) == 0) {
     *request = icoll_done_request(*c);
@@ -122,8 +130,11 @@ int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request* request) {
   int err = MPI_SUCCESS;
-  Comm* c = icoll_comm_and_request(comm, request, "MPI_Igather", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Igather", &err, true);
   if (!c) return err;
+  if (c->inter())
+    return inter_igather_call(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                              request);
   if (root < 0 || root >= c->size) return raise_error(c, MPI_ERR_ROOT, "MPI_Igather");
   if (sendbuf == MPI_IN_PLACE && c->rank != root)
     return raise_error(c, MPI_ERR_BUFFER, "MPI_Igather");
@@ -156,8 +167,11 @@ int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request* request) {
   int err = MPI_SUCCESS;
-  Comm* c = icoll_comm_and_request(comm, request, "MPI_Iscatter", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Iscatter", &err, true);
   if (!c) return err;
+  if (c->inter())
+    return inter_iscatter_call(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                               request);
   if (root < 0 || root >= c->size) return raise_error(c, MPI_ERR_ROOT, "MPI_Iscatter");
   if (recvbuf == MPI_IN_PLACE && c->rank != root)
     return raise_error(c, MPI_ERR_BUFFER, "MPI_Iscatter");
@@ -186,8 +200,11 @@ int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   int err = MPI_SUCCESS;
-  Comm* c = icoll_comm_and_request(comm, request, "MPI_Iallgather", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Iallgather", &err, true);
   if (!c) return err;
+  if (c->inter())
+    return inter_iallgather_call(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                 request);
   auto st = std::make_unique<Staging>();
   size_t block = 0;
   err = type_bytes(recvtype, recvcount, &block);
@@ -209,8 +226,11 @@ int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
 int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   int err = MPI_SUCCESS;
-  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ialltoall", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ialltoall", &err, true);
   if (!c) return err;
+  if (c->inter())
+    return inter_ialltoall_call(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                request);
   auto st = std::make_unique<Staging>();
   const size_t n = n_of(c);
   size_t block = 0;

@@ -20,6 +20,16 @@ IcollOp::IcollOp(Comm& c, size_t max_round)
       round_(std::make_unique<std::atomic<Request*>[]>(max_round)),
       round_capacity_(max_round) {}
 
+IcollOp::IcollOp(Comm& inter, size_t max_round, Inter)
+    : rank_(inter.rank),
+      size_(inter.size),
+      context_(inter.local->coll_context()),
+      seq_(inter.local->coll_seq++),
+      remote_context_(inter.coll_context()),
+      remote_seq_(inter.coll_seq++),
+      round_(std::make_unique<std::atomic<Request*>[]>(max_round)),
+      round_capacity_(max_round) {}
+
 IcollOp::~IcollOp() {
   // The request table destroys an operation once it is done. Otherwise the process is
   // exiting without MPI_Finalize (static destructors) and its transfers may still be
@@ -44,10 +54,16 @@ void IcollOp::connect(const Comm& c, int peer) {
   endpoints_.emplace_back(peer, ep);
 }
 
-Endpoint* IcollOp::endpoint(int peer) const {
-  auto it = std::lower_bound(endpoints_.begin(), endpoints_.end(), peer,
-                             [](const auto& entry, int p) { return entry.first < p; });
-  TORUS_ASSERT(it != endpoints_.end() && it->first == peer);  // the constructor connects it
+void IcollOp::connect_remote(const Comm& inter, int peer) {
+  Endpoint* ep = endpoint_to(inter.remote_world_ranks[static_cast<size_t>(peer)]);
+  if (!ep) fail(Status::Unreachable);
+  endpoints_.emplace_back(-1 - peer, ep);
+}
+
+Endpoint* IcollOp::endpoint(int key) const {
+  auto it = std::lower_bound(endpoints_.begin(), endpoints_.end(), key,
+                             [](const auto& entry, int k) { return entry.first < k; });
+  TORUS_ASSERT(it != endpoints_.end() && it->first == key);  // the constructor connects it
   return it->second;
 }
 
@@ -61,18 +77,37 @@ void IcollOp::start() {
 }
 
 void IcollOp::send(int peer, int phase, const void* buf, size_t len) {
+  post_send(peer, context_, seq_, phase, buf, len);
+}
+
+void IcollOp::recv(int peer, int phase, void* buf, size_t len) {
+  post_recv(peer, context_, seq_, phase, buf, len);
+}
+
+void IcollOp::send_remote(int peer, int phase, const void* buf, size_t len) {
+  post_send(-1 - peer, remote_context_, remote_seq_, phase, buf, len);
+}
+
+void IcollOp::recv_remote(int peer, int phase, void* buf, size_t len) {
+  post_recv(peer, remote_context_, remote_seq_, phase, buf, len);
+}
+
+void IcollOp::post_send(int key, uint32_t context, uint32_t seq, int phase, const void* buf,
+                        size_t len) {
   if (failed()) return;
   SendParams params;
   params.callback = &IcollOp::on_send;
   params.user = this;
   Request* req = nullptr;
   active_.fetch_add(1, std::memory_order_relaxed);
-  Status s = endpoint(peer)->tag_send(buf, len, make_tag(context_, rank_, coll_tag(seq_, phase)),
-                                      &req, params);
+  // The source field is our rank in our own group, on an intercommunicator too.
+  Status s = endpoint(key)->tag_send(buf, len, make_tag(context, rank_, coll_tag(seq, phase)),
+                                     &req, params);
   track(s, req);
 }
 
-void IcollOp::recv(int peer, int phase, void* buf, size_t len) {
+void IcollOp::post_recv(int peer, uint32_t context, uint32_t seq, int phase, void* buf,
+                        size_t len) {
   if (failed()) return;
   RecvParams params;
   params.callback = &IcollOp::on_recv;
@@ -80,8 +115,7 @@ void IcollOp::recv(int peer, int phase, void* buf, size_t len) {
   Request* req = nullptr;
   // Counted before posting: the callback may run inside tag_recv (an unexpected message).
   active_.fetch_add(1, std::memory_order_relaxed);
-  Status s = runtime()->worker->tag_recv(buf, len,
-                                         make_tag(context_, peer, coll_tag(seq_, phase)),
+  Status s = runtime()->worker->tag_recv(buf, len, make_tag(context, peer, coll_tag(seq, phase)),
                                          recv_mask(false, false), &req, params);
   track(s, req);
 }

@@ -47,6 +47,12 @@ class IcollOp : public PendingOp {
   // create its collectives on `c` in the same order. `max_round` bounds the transfers of one
   // round.
   IcollOp(Comm& c, size_t max_round);
+  // On an intercommunicator: transfers within the local group (send/recv) go on its own
+  // intracommunicator's context with that one's next sequence number, transfers to the other
+  // group (send_remote/recv_remote) on the intercommunicator's, with its next number; both
+  // are taken here, by every process of both groups, in every call.
+  struct Inter {};
+  IcollOp(Comm& inter, size_t max_round, Inter);
 
   int rank() const { return rank_; }
   int size() const { return size_; }
@@ -56,6 +62,10 @@ class IcollOp : public PendingOp {
   void connect(const Comm& c, int peer);
   void send(int peer, int phase, const void* buf, size_t len);
   void recv(int peer, int phase, void* buf, size_t len);
+  // The same with `peer` a rank of the remote group of an intercommunicator.
+  void connect_remote(const Comm& inter, int peer);
+  void send_remote(int peer, int phase, const void* buf, size_t len);
+  void recv_remote(int peer, int phase, void* buf, size_t len);
 
   // Called when the previous round has completed without error (first by start()): does the
   // local work its data allows, then posts the next round with send()/recv(). Returns false,
@@ -71,12 +81,18 @@ class IcollOp : public PendingOp {
   void fail(Status status);
   bool failed() const { return first_error_.load() != static_cast<int8_t>(Status::Ok); }
   void cancel_round();
-  Endpoint* endpoint(int peer) const;
+  // Endpoints are keyed by peer: local ranks as they are, remote ones as -1 - rank.
+  Endpoint* endpoint(int key) const;
+  void post_send(int key, uint32_t context, uint32_t seq, int phase, const void* buf,
+                 size_t len);
+  void post_recv(int peer, uint32_t context, uint32_t seq, int phase, void* buf, size_t len);
 
   int rank_;
   int size_;
   uint32_t context_;
   uint32_t seq_;
+  uint32_t remote_context_ = 0;  // intercommunicators only
+  uint32_t remote_seq_ = 0;
   std::vector<std::pair<int, Endpoint*>> endpoints_;  // sorted by peer after start()
   std::atomic<int> active_{1};                        // the constructing thread runs first
   std::atomic<bool> done_{false};

@@ -1,0 +1,160 @@
+// Nonblocking intercommunicator collectives at the MPI level (icoll_inter_api.h). A call with
+// nothing to move still starts an operation: it takes the sequence numbers every other
+// process of both groups takes.
+#include "mpi_shim/lib/icoll_inter_api.h"
+
+#include <memory>
+#include <utility>
+
+#include "mpi_shim/lib/datatype.h"
+#include "mpi_shim/lib/errors.h"
+#include "mpi_shim/lib/icoll_inter.h"
+#include "mpi_shim/lib/icoll_staging.h"
+#include "mpi_shim/lib/op.h"
+
+namespace torus::mpi {
+namespace {
+
+bool root_ok(const Comm* c, int root) {
+  return root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < c->remote_size());
+}
+
+size_t remote_n(const Comm* c) { return static_cast<size_t>(c->remote_size()); }
+
+}  // namespace
+
+int inter_ibarrier_call(Comm* c, MPI_Request* request) {
+  return icoll_start(*c, icoll::inter_ibarrier(*c), nullptr, request);
+}
+
+int inter_ibcast_call(Comm* c, void* buffer, int count, MPI_Datatype type, int root,
+                      MPI_Request* request) {
+  constexpr const char* fn = "MPI_Ibcast";
+  if (!root_ok(c, root)) return raise_error(c, MPI_ERR_ROOT, fn);
+  auto st = std::make_unique<Staging>();
+  if (root != MPI_PROC_NULL) {
+    if (int e = st->recv.init(buffer, count, type)) return raise_error(c, e, fn);
+    if (root == MPI_ROOT) st->recv.pack_user(0, size_t(count));
+    st->unpack_recv = root >= 0;
+  }
+  auto op = icoll::inter_ibcast(*c, st->recv.data(), st->recv.bytes(), root);
+  return icoll_start(*c, std::move(op), std::move(st), request);
+}
+
+int inter_ireduce_call(Comm* c, const void* sendbuf, void* recvbuf, int count,
+                       MPI_Datatype type, MPI_Op op, int root, MPI_Request* request) {
+  constexpr const char* fn = "MPI_Ireduce";
+  int err = reduction_check(count, type, op);
+  if (err == MPI_SUCCESS && !root_ok(c, root)) err = MPI_ERR_ROOT;
+  if (err == MPI_SUCCESS && sendbuf == MPI_IN_PLACE) err = MPI_ERR_BUFFER;
+  if (err) return raise_error(c, err, fn);
+  const size_t n = size_t(count);
+  auto st = std::make_unique<Staging>();
+  ReduceView& v = st->red;
+  // The root receives only; the other group sends only; the root's group does nothing else.
+  if (root == MPI_ROOT) err = v.init(nullptr, 0, recvbuf, n, type, op);
+  else if (root >= 0) err = v.init(sendbuf, n, recvbuf, 0, type, op);
+  else err = v.init(nullptr, 0, nullptr, 0, type, op);
+  if (err) return raise_error(c, err, fn);
+  if (root == MPI_ROOT) st->red_elements = n;
+  auto pending = icoll::inter_ireduce(*c, v.sbuf(), v.rbuf(), n * v.scale(), v.type(),
+                                      v.layout(), op, root);
+  return icoll_start(*c, std::move(pending), std::move(st), request);
+}
+
+int inter_iallreduce_call(Comm* c, const void* sendbuf, void* recvbuf, int count,
+                          MPI_Datatype type, MPI_Op op, MPI_Request* request) {
+  constexpr const char* fn = "MPI_Iallreduce";
+  int err = reduction_check(count, type, op);
+  if (err == MPI_SUCCESS && sendbuf == MPI_IN_PLACE) err = MPI_ERR_BUFFER;
+  if (err) return raise_error(c, err, fn);
+  const size_t n = size_t(count);
+  auto st = std::make_unique<Staging>();
+  ReduceView& v = st->red;
+  if (int e = v.init(sendbuf, n, recvbuf, n, type, op)) return raise_error(c, e, fn);
+  st->red_elements = n;
+  auto pending =
+      icoll::inter_iallreduce(*c, v.sbuf(), v.rbuf(), n * v.scale(), v.type(), v.layout(), op);
+  return icoll_start(*c, std::move(pending), std::move(st), request);
+}
+
+int inter_igather_call(Comm* c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Request* request) {
+  constexpr const char* fn = "MPI_Igather";
+  if (!root_ok(c, root)) return raise_error(c, MPI_ERR_ROOT, fn);
+  auto st = std::make_unique<Staging>();
+  size_t block = 0;
+  int err = MPI_SUCCESS;
+  if (root == MPI_ROOT) {
+    err = type_bytes(recvtype, recvcount, &block);
+    if (err == MPI_SUCCESS)
+      err = st->recv.init_elements(recvbuf, remote_n(c) * size_t(recvcount), recvtype);
+    st->unpack_recv = true;
+  } else if (root >= 0) {
+    err = sendbuf == MPI_IN_PLACE ? MPI_ERR_BUFFER : st->send.init(sendbuf, sendcount, sendtype);
+  }
+  if (err) return raise_error(c, err, fn);
+  auto op = icoll::inter_igather(*c, st->send.data(), st->send.bytes(), st->recv.data(), block,
+                                 root);
+  return icoll_start(*c, std::move(op), std::move(st), request);
+}
+
+int inter_iscatter_call(Comm* c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                        MPI_Request* request) {
+  constexpr const char* fn = "MPI_Iscatter";
+  if (!root_ok(c, root)) return raise_error(c, MPI_ERR_ROOT, fn);
+  auto st = std::make_unique<Staging>();
+  size_t block = 0;
+  int err = MPI_SUCCESS;
+  if (root == MPI_ROOT) {
+    err = type_bytes(sendtype, sendcount, &block);
+    if (err == MPI_SUCCESS)
+      err = st->send.init_elements(sendbuf, remote_n(c) * size_t(sendcount), sendtype);
+  } else if (root >= 0) {
+    err = recvbuf == MPI_IN_PLACE ? MPI_ERR_BUFFER : st->recv.init(recvbuf, recvcount, recvtype);
+    st->unpack_recv = true;
+  }
+  if (err) return raise_error(c, err, fn);
+  auto op = icoll::inter_iscatter(*c, st->send.data(), block, st->recv.data(),
+                                  st->recv.bytes(), root);
+  return icoll_start(*c, std::move(op), std::move(st), request);
+}
+
+int inter_iallgather_call(Comm* c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                          MPI_Request* request) {
+  constexpr const char* fn = "MPI_Iallgather";
+  auto st = std::make_unique<Staging>();
+  size_t block = 0;
+  int err = sendbuf == MPI_IN_PLACE ? MPI_ERR_BUFFER : st->send.init(sendbuf, sendcount, sendtype);
+  if (err == MPI_SUCCESS) err = type_bytes(recvtype, recvcount, &block);
+  if (err == MPI_SUCCESS)
+    err = st->recv.init_elements(recvbuf, remote_n(c) * size_t(recvcount), recvtype);
+  if (err) return raise_error(c, err, fn);
+  st->unpack_recv = true;
+  auto op = icoll::inter_iallgather(*c, st->send.data(), st->send.bytes(), st->recv.data(),
+                                    block);
+  return icoll_start(*c, std::move(op), std::move(st), request);
+}
+
+int inter_ialltoall_call(Comm* c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                         MPI_Request* request) {
+  constexpr const char* fn = "MPI_Ialltoall";
+  auto st = std::make_unique<Staging>();
+  size_t sblock = 0, rblock = 0;
+  int err = sendbuf == MPI_IN_PLACE ? MPI_ERR_BUFFER : type_bytes(sendtype, sendcount, &sblock);
+  if (err == MPI_SUCCESS) err = type_bytes(recvtype, recvcount, &rblock);
+  if (err == MPI_SUCCESS)
+    err = st->send.init_elements(sendbuf, remote_n(c) * size_t(sendcount), sendtype);
+  if (err == MPI_SUCCESS)
+    err = st->recv.init_elements(recvbuf, remote_n(c) * size_t(recvcount), recvtype);
+  if (err) return raise_error(c, err, fn);
+  st->unpack_recv = true;
+  auto op = icoll::inter_ialltoall(*c, st->send.data(), sblock, st->recv.data(), rblock);
+  return icoll_start(*c, std::move(op), std::move(st), request);
+}
+
+}  // namespace torus::mpi
