@@ -15,10 +15,6 @@ namespace {
 
 int finish(Comm* c, Status s, const char* fn) { return check(c, error_from_status(s), fn); }
 
-bool root_ok(const Comm* c, int root) {
-  return root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < c->remote_size());
-}
-
 size_t remote_n(const Comm* c) { return static_cast<size_t>(c->remote_size()); }
 
 // `n` blocks of `block` bytes back to back.
@@ -31,11 +27,15 @@ struct EvenBlocks {
 
 }  // namespace
 
+bool inter_root_ok(const Comm* c, int root) {
+  return root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < c->remote_size());
+}
+
 int inter_barrier_call(Comm* c) { return finish(c, coll::inter_barrier(*c), "MPI_Barrier"); }
 
 int inter_bcast_call(Comm* c, void* buffer, int count, MPI_Datatype type, int root) {
   constexpr const char* fn = "MPI_Bcast";
-  if (!root_ok(c, root)) return raise_error(c, MPI_ERR_ROOT, fn);
+  if (!inter_root_ok(c, root)) return raise_error(c, MPI_ERR_ROOT, fn);
   RecvView v;
   if (root != MPI_PROC_NULL) {
     if (int e = v.init(buffer, count, type)) return raise_error(c, e, fn);
@@ -50,7 +50,7 @@ int inter_reduce_call(Comm* c, const void* sendbuf, void* recvbuf, int count, MP
                       MPI_Op op, int root) {
   constexpr const char* fn = "MPI_Reduce";
   int err = reduction_check(count, type, op);
-  if (err == MPI_SUCCESS && !root_ok(c, root)) err = MPI_ERR_ROOT;
+  if (err == MPI_SUCCESS && !inter_root_ok(c, root)) err = MPI_ERR_ROOT;
   if (err == MPI_SUCCESS && sendbuf == MPI_IN_PLACE) err = MPI_ERR_BUFFER;
   if (err) return raise_error(c, err, fn);
   const size_t n = size_t(count);
@@ -97,7 +97,7 @@ int inter_reduce_scatter_call(Comm* c, const void* sendbuf, void* recvbuf, const
 int inter_gather_call(Comm* c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                       void* recvbuf, int recvcount, MPI_Datatype recvtype, int root) {
   constexpr const char* fn = "MPI_Gather";
-  if (!root_ok(c, root)) return raise_error(c, MPI_ERR_ROOT, fn);
+  if (!inter_root_ok(c, root)) return raise_error(c, MPI_ERR_ROOT, fn);
   SendView sv;
   RecvView rv;
   size_t block = 0;
@@ -121,7 +121,7 @@ int inter_gatherv_call(Comm* c, const void* sendbuf, int sendcount, MPI_Datatype
                        void* recvbuf, const int* recvcounts, const int* displs,
                        MPI_Datatype recvtype, int root) {
   constexpr const char* fn = "MPI_Gatherv";
-  if (!root_ok(c, root)) return raise_error(c, MPI_ERR_ROOT, fn);
+  if (!inter_root_ok(c, root)) return raise_error(c, MPI_ERR_ROOT, fn);
   SendView sv;
   TypeBlocks rb;
   int err = MPI_SUCCESS;
@@ -139,7 +139,7 @@ int inter_gatherv_call(Comm* c, const void* sendbuf, int sendcount, MPI_Datatype
 int inter_scatter_call(Comm* c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                        void* recvbuf, int recvcount, MPI_Datatype recvtype, int root) {
   constexpr const char* fn = "MPI_Scatter";
-  if (!root_ok(c, root)) return raise_error(c, MPI_ERR_ROOT, fn);
+  if (!inter_root_ok(c, root)) return raise_error(c, MPI_ERR_ROOT, fn);
   SendView sv;
   RecvView rv;
   size_t block = 0;
@@ -163,7 +163,7 @@ int inter_scatterv_call(Comm* c, const void* sendbuf, const int* sendcounts, con
                         MPI_Datatype sendtype, void* recvbuf, int recvcount,
                         MPI_Datatype recvtype, int root) {
   constexpr const char* fn = "MPI_Scatterv";
-  if (!root_ok(c, root)) return raise_error(c, MPI_ERR_ROOT, fn);
+  if (!inter_root_ok(c, root)) return raise_error(c, MPI_ERR_ROOT, fn);
   TypeBlocks sb;
   RecvView rv;
   int err = MPI_SUCCESS;

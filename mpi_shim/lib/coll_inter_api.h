@@ -10,6 +10,9 @@
 
 namespace torus::mpi {
 
+// A root argument as the standard allows it on an intercommunicator.
+bool inter_root_ok(const Comm* c, int root);
+
 int inter_barrier_call(Comm* c);
 int inter_bcast_call(Comm* c, void* buffer, int count, MPI_Datatype type, int root);
 int inter_reduce_call(Comm* c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "mpi_shim/include/mpi.h"
 #include "mpi_shim/lib/comm.h"
@@ -81,6 +82,10 @@ std::unique_ptr<PendingOp> ineighbor(Comm& c, const NeighborPlan& plan, const vo
                                      const size_t* scounts, const size_t* soffsets,
                                      void* rbuf, const size_t* rcounts,
                                      const size_t* roffsets);
+
+// The children of `vr` (rank relative to the root) in the binomial tree of `n` ranks,
+// farthest subtree first; *parent: its parent relative rank, or -1 for the root.
+std::vector<int> binomial_children(int vr, int n, int* parent);
 
 // Packed bytes of `count` elements of `type` (of `layout` where given).
 inline size_t reduction_bytes(size_t count, MPI_Datatype type, const TypeInfo* layout) {

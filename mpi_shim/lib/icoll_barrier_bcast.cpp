@@ -29,23 +29,6 @@ class Ibarrier final : public IcollOp {
   int phase_ = 0;
 };
 
-// The children of `vr` (rank relative to the root) in the binomial tree, farthest subtree
-// first so that it starts early; *parent: its parent relative rank, or -1 for the root.
-std::vector<int> binomial_children(int vr, int n, int* parent) {
-  int mask = 1;
-  *parent = -1;
-  for (; mask < n; mask <<= 1) {
-    if (vr & mask) {
-      *parent = vr - mask;
-      break;
-    }
-  }
-  std::vector<int> children;
-  for (mask >>= 1; mask > 0; mask >>= 1)
-    if (vr + mask < n) children.push_back(vr + mask);
-  return children;
-}
-
 class Ibcast final : public IcollOp {
  public:
   Ibcast(Comm& c, void* buf, size_t bytes, int root, std::vector<int> children, int parent)
@@ -86,6 +69,23 @@ class Ibcast final : public IcollOp {
 };
 
 }  // namespace
+
+// The children of `vr` (rank relative to the root) in the binomial tree, farthest subtree
+// first so that it starts early; *parent: its parent relative rank, or -1 for the root.
+std::vector<int> binomial_children(int vr, int n, int* parent) {
+  int mask = 1;
+  *parent = -1;
+  for (; mask < n; mask <<= 1) {
+    if (vr & mask) {
+      *parent = vr - mask;
+      break;
+    }
+  }
+  std::vector<int> children;
+  for (mask >>= 1; mask > 0; mask >>= 1)
+    if (vr + mask < n) children.push_back(vr + mask);
+  return children;
+}
 
 std::unique_ptr<PendingOp> ibarrier(Comm& c) { return launch<Ibarrier>(c); }
 

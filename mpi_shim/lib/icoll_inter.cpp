@@ -96,27 +96,12 @@ class ScheduleOp final : public IcollOp {
   size_t next_ = 0;
 };
 
-// The binomial tree of the local group rooted at its leader: *parent (-1 at the leader) and
-// the children, nearest first (the order of the ranks their subtrees cover).
-std::vector<int> tree(int rank, int size, int* parent) {
-  *parent = -1;
-  int mask = 1;
-  for (; mask < size; mask <<= 1) {
-    if (rank & mask) {
-      *parent = rank - mask;
-      break;
-    }
-  }
-  std::vector<int> children;
-  for (int m = 1; m < mask && rank + m < size; m <<= 1) children.push_back(rank + m);
-  return children;
-}
-
 // The group's `bytes` reduced up the tree in rank order (plan.op, when `combine`); returns
 // where the leader's result will be (nullptr at the others).
 const void* reduce_up(Plan& p, const Comm& c, const void* sbuf, size_t bytes, bool combine) {
-  int parent;
-  const std::vector<int> children = tree(c.rank, c.size, &parent);
+  int parent;  // the tree is rooted at the leader; children nearest first (rank order)
+  std::vector<int> children = binomial_children(c.rank, c.size, &parent);
+  std::reverse(children.begin(), children.end());
   const void* acc = sbuf;
   if (children.empty()) {
     if (parent >= 0) p.send(p.round(), false, parent, kUp, acc, bytes);
@@ -140,12 +125,11 @@ const void* reduce_up(Plan& p, const Comm& c, const void* sbuf, size_t bytes, bo
 // The leader's `buf` to the whole group, down the tree.
 void bcast_down(Plan& p, const Comm& c, void* buf, size_t bytes) {
   int parent;
-  const std::vector<int> children = tree(c.rank, c.size, &parent);
+  const std::vector<int> children = binomial_children(c.rank, c.size, &parent);
   if (parent >= 0) p.recv(p.round(), false, parent, kDown, buf, bytes);
   if (children.empty()) return;
   const size_t out = p.round();
-  for (auto it = children.rbegin(); it != children.rend(); ++it)  // farthest subtree first
-    p.send(out, false, *it, kDown, buf, bytes);
+  for (int child : children) p.send(out, false, child, kDown, buf, bytes);  // farthest first
 }
 
 Plan reduction_plan(MPI_Datatype type, const TypeInfo* layout, MPI_Op op, size_t count) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <utility>
 
+#include "mpi_shim/lib/coll_inter_api.h"
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/icoll_inter.h"
@@ -14,10 +15,6 @@
 
 namespace torus::mpi {
 namespace {
-
-bool root_ok(const Comm* c, int root) {
-  return root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < c->remote_size());
-}
 
 size_t remote_n(const Comm* c) { return static_cast<size_t>(c->remote_size()); }
 
@@ -30,7 +27,7 @@ int inter_ibarrier_call(Comm* c, MPI_Request* request) {
 int inter_ibcast_call(Comm* c, void* buffer, int count, MPI_Datatype type, int root,
                       MPI_Request* request) {
   constexpr const char* fn = "MPI_Ibcast";
-  if (!root_ok(c, root)) return raise_error(c, MPI_ERR_ROOT, fn);
+  if (!inter_root_ok(c, root)) return raise_error(c, MPI_ERR_ROOT, fn);
   auto st = std::make_unique<Staging>();
   if (root != MPI_PROC_NULL) {
     if (int e = st->recv.init(buffer, count, type)) return raise_error(c, e, fn);
@@ -45,7 +42,7 @@ int inter_ireduce_call(Comm* c, const void* sendbuf, void* recvbuf, int count,
                        MPI_Datatype type, MPI_Op op, int root, MPI_Request* request) {
   constexpr const char* fn = "MPI_Ireduce";
   int err = reduction_check(count, type, op);
-  if (err == MPI_SUCCESS && !root_ok(c, root)) err = MPI_ERR_ROOT;
+  if (err == MPI_SUCCESS && !inter_root_ok(c, root)) err = MPI_ERR_ROOT;
   if (err == MPI_SUCCESS && sendbuf == MPI_IN_PLACE) err = MPI_ERR_BUFFER;
   if (err) return raise_error(c, err, fn);
   const size_t n = size_t(count);
@@ -82,7 +79,7 @@ int inter_igather_call(Comm* c, const void* sendbuf, int sendcount, MPI_Datatype
                        void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                        MPI_Request* request) {
   constexpr const char* fn = "MPI_Igather";
-  if (!root_ok(c, root)) return raise_error(c, MPI_ERR_ROOT, fn);
+  if (!inter_root_ok(c, root)) return raise_error(c, MPI_ERR_ROOT, fn);
   auto st = std::make_unique<Staging>();
   size_t block = 0;
   int err = MPI_SUCCESS;
@@ -104,7 +101,7 @@ int inter_iscatter_call(Comm* c, const void* sendbuf, int sendcount, MPI_Datatyp
                         void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                         MPI_Request* request) {
   constexpr const char* fn = "MPI_Iscatter";
-  if (!root_ok(c, root)) return raise_error(c, MPI_ERR_ROOT, fn);
+  if (!inter_root_ok(c, root)) return raise_error(c, MPI_ERR_ROOT, fn);
   auto st = std::make_unique<Staging>();
   size_t block = 0;
   int err = MPI_SUCCESS;
