@@ -17,14 +17,6 @@ int finish(Comm* c, Status s, const char* fn) { return check(c, error_from_statu
 
 size_t remote_n(const Comm* c) { return static_cast<size_t>(c->remote_size()); }
 
-// `n` blocks of `block` bytes back to back.
-struct EvenBlocks {
-  std::vector<size_t> counts, offsets;
-  EvenBlocks(size_t n, size_t block) : counts(n, block), offsets(n) {
-    for (size_t i = 0; i < n; ++i) offsets[i] = i * block;
-  }
-};
-
 }  // namespace
 
 bool inter_root_ok(const Comm* c, int root) {

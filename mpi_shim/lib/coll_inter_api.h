@@ -5,10 +5,21 @@
 // intercommunicator; each returns an MPI error code, raised through the communicator.
 #pragma once
 
+#include <cstddef>
+#include <vector>
+
 #include "mpi_shim/include/mpi.h"
 #include "mpi_shim/lib/comm.h"
 
 namespace torus::mpi {
+
+// `n` blocks of `block` bytes back to back: the regular collectives as their v-forms.
+struct EvenBlocks {
+  std::vector<size_t> counts, offsets;
+  EvenBlocks(size_t n, size_t block) : counts(n, block), offsets(n) {
+    for (size_t i = 0; i < n; ++i) offsets[i] = i * block;
+  }
+};
 
 // A root argument as the standard allows it on an intercommunicator.
 bool inter_root_ok(const Comm* c, int root);

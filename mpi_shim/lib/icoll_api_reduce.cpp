@@ -8,6 +8,7 @@
 
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/icoll.h"
+#include "mpi_shim/lib/icoll_inter_api.h"
 #include "mpi_shim/lib/icoll_staging.h"
 #include "mpi_shim/lib/pmpi.h"
 #include "mpi_shim/lib/reduce_view.h"
@@ -21,6 +22,9 @@ int ireduce_scatter_common(Comm* c, const void* sendbuf, void* recvbuf,
                            std::vector<size_t> counts, MPI_Datatype datatype, MPI_Op op,
                            MPI_Request* request, const char* fn) {
   if (int err = reduction_check(0, datatype, op)) return raise_error(c, err, fn);
+  if (c->inter())
+    return inter_ireduce_scatter_call(c, sendbuf, recvbuf, std::move(counts), datatype, op,
+                                      request, fn);
   size_t total = 0;
   for (size_t n : counts) total += n;
   if (total == 0 || type_packed_size(datatype) == 0) {
@@ -71,7 +75,7 @@ int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcount
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                          MPI_Request* request) {
   int err = MPI_SUCCESS;
-  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ireduce_scatter", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ireduce_scatter", &err, true);
   if (!c) return err;
   if (!recvcounts) return raise_error(c, MPI_ERR_ARG, "MPI_Ireduce_scatter");
   std::vector<size_t> counts(size_t(c->size));
@@ -87,7 +91,7 @@ int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                MPI_Request* request) {
   int err = MPI_SUCCESS;
-  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ireduce_scatter_block", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ireduce_scatter_block", &err, true);
   if (!c) return err;
   if (recvcount < 0) return raise_error(c, MPI_ERR_COUNT, "MPI_Ireduce_scatter_block");
   std::vector<size_t> counts(size_t(c->size), size_t(recvcount));

@@ -1,6 +1,7 @@
 // MPI_Igatherv, Iscatterv, Iallgatherv, Ialltoallv, Ialltoallw: the blocking versions'
 // argument checks (coll_api_v.cpp, same error classes), counts and displacements turned into
-// bytes by type_blocks.h, then an operation of icoll.h behind a new request. The blocks and views
+// bytes by type_blocks.h, then an operation of icoll.h (icoll_inter_api.h on an
+// intercommunicator) behind a new request. The blocks and views
 // live with the request until it completes; what was received is unpacked when it is.
 #include <memory>
 #include <utility>
@@ -8,6 +9,7 @@
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/icoll.h"
+#include "mpi_shim/lib/icoll_inter_api.h"
 #include "mpi_shim/lib/icoll_staging.h"
 #include "mpi_shim/lib/pmpi.h"
 #include "mpi_shim/lib/type_blocks.h"
@@ -16,25 +18,6 @@
 using namespace torus::mpi;
 
 namespace {
-
-struct VStaging {
-  TypeBlocks sblocks, rblocks;
-  SendView send;
-  RecvView recv;
-  bool unpack_rblocks = false;
-  bool unpack_recv = false;
-  void complete() {
-    if (unpack_rblocks) rblocks.unpack_all();
-    if (unpack_recv) recv.finish(recv.bytes());
-  }
-};
-
-int start(const Comm& c, std::unique_ptr<PendingOp> op, std::unique_ptr<VStaging> st,
-          MPI_Request* request) {
-  auto staged = std::make_unique<StagedOp<VStaging>>(std::move(op), std::move(st));
-  *request = request_create_op(std::move(staged), error_scope(c));
-  return MPI_SUCCESS;
-}
 
 // The rest of Ialltoallv/Ialltoallw once the blocks are set up (err: how that went).
 int ialltoall_blocks(Comm* c, std::unique_ptr<VStaging> st, int err, MPI_Request* request,
@@ -47,7 +30,7 @@ int ialltoall_blocks(Comm* c, std::unique_ptr<VStaging> st, int err, MPI_Request
   auto op = icoll::ialltoallv(*c, st->sblocks.data(), st->sblocks.counts(),
                               st->sblocks.offsets(), st->rblocks.data(), st->rblocks.counts(),
                               st->rblocks.offsets());
-  return start(*c, std::move(op), std::move(st), request);
+  return icoll_start_v(*c, std::move(op), std::move(st), request);
 }
 
 }  // namespace
@@ -58,8 +41,11 @@ int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                   MPI_Comm comm, MPI_Request* request) {
   int err = MPI_SUCCESS;
-  Comm* c = icoll_comm_and_request(comm, request, "MPI_Igatherv", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Igatherv", &err, true);
   if (!c) return err;
+  if (c->inter())
+    return inter_igatherv_call(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                               recvtype, root, request);
   if (root < 0 || root >= c->size) return raise_error(c, MPI_ERR_ROOT, "MPI_Igatherv");
   auto st = std::make_unique<VStaging>();
   const bool is_root = c->rank == root;
@@ -77,15 +63,18 @@ int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   auto op = icoll::igatherv(*c, own, st->send.bytes(), st->rblocks.data(),
                             is_root ? st->rblocks.counts() : nullptr,
                             is_root ? st->rblocks.offsets() : nullptr, root);
-  return start(*c, std::move(op), std::move(st), request);
+  return icoll_start_v(*c, std::move(op), std::move(st), request);
 }
 
 int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                    int root, MPI_Comm comm, MPI_Request* request) {
   int err = MPI_SUCCESS;
-  Comm* c = icoll_comm_and_request(comm, request, "MPI_Iscatterv", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Iscatterv", &err, true);
   if (!c) return err;
+  if (c->inter())
+    return inter_iscatterv_call(c, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                recvtype, root, request);
   if (root < 0 || root >= c->size) return raise_error(c, MPI_ERR_ROOT, "MPI_Iscatterv");
   auto st = std::make_unique<VStaging>();
   const bool is_root = c->rank == root;
@@ -103,15 +92,18 @@ int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs
   auto op = icoll::iscatterv(*c, st->sblocks.data(), is_root ? st->sblocks.counts() : nullptr,
                              is_root ? st->sblocks.offsets() : nullptr, own, st->recv.bytes(),
                              root);
-  return start(*c, std::move(op), std::move(st), request);
+  return icoll_start_v(*c, std::move(op), std::move(st), request);
 }
 
 int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                      MPI_Comm comm, MPI_Request* request) {
   int err = MPI_SUCCESS;
-  Comm* c = icoll_comm_and_request(comm, request, "MPI_Iallgatherv", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Iallgatherv", &err, true);
   if (!c) return err;
+  if (c->inter())
+    return inter_iallgatherv_call(c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                  recvtype, request);
   auto st = std::make_unique<VStaging>();
   err = st->rblocks.init(recvbuf, c->size, recvcounts, displs, recvtype);
   if (err == MPI_SUCCESS && sendbuf != MPI_IN_PLACE) {
@@ -125,7 +117,7 @@ int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
   const void* own = sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : st->send.data();
   auto op = icoll::iallgatherv(*c, own, st->rblocks.data(), st->rblocks.counts(),
                                st->rblocks.offsets());
-  return start(*c, std::move(op), std::move(st), request);
+  return icoll_start_v(*c, std::move(op), std::move(st), request);
 }
 
 int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
@@ -133,14 +125,20 @@ int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request* request) {
   int err = MPI_SUCCESS;
-  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ialltoallv", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ialltoallv", &err, true);
   if (!c) return err;
   auto st = std::make_unique<VStaging>();
-  err = st->rblocks.init(recvbuf, c->size, recvcounts, rdispls, recvtype);
+  const int n = c->remote_size();
+  err = st->rblocks.init(recvbuf, n, recvcounts, rdispls, recvtype);
+  if (c->inter()) {
+    if (err == MPI_SUCCESS)
+      err = sendbuf == MPI_IN_PLACE ? MPI_ERR_BUFFER
+                                    : st->sblocks.init(sendbuf, n, sendcounts, sdispls, sendtype);
+    return inter_ialltoall_blocks(c, std::move(st), err, request, "MPI_Ialltoallv");
+  }
   if (err == MPI_SUCCESS)
-    err = sendbuf == MPI_IN_PLACE
-              ? st->sblocks.snapshot(st->rblocks)
-              : st->sblocks.init(sendbuf, c->size, sendcounts, sdispls, sendtype);
+    err = sendbuf == MPI_IN_PLACE ? st->sblocks.snapshot(st->rblocks)
+                                  : st->sblocks.init(sendbuf, n, sendcounts, sdispls, sendtype);
   return ialltoall_blocks(c, std::move(st), err, request, "MPI_Ialltoallv");
 }
 
@@ -149,14 +147,21 @@ int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                     MPI_Request* request) {
   int err = MPI_SUCCESS;
-  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ialltoallw", &err);
+  Comm* c = icoll_comm_and_request(comm, request, "MPI_Ialltoallw", &err, true);
   if (!c) return err;
   auto st = std::make_unique<VStaging>();
-  err = st->rblocks.init_w(recvbuf, c->size, recvcounts, rdispls, recvtypes);
+  const int n = c->remote_size();
+  err = st->rblocks.init_w(recvbuf, n, recvcounts, rdispls, recvtypes);
+  if (c->inter()) {
+    if (err == MPI_SUCCESS)
+      err = sendbuf == MPI_IN_PLACE
+                ? MPI_ERR_BUFFER
+                : st->sblocks.init_w(sendbuf, n, sendcounts, sdispls, sendtypes);
+    return inter_ialltoall_blocks(c, std::move(st), err, request, "MPI_Ialltoallw");
+  }
   if (err == MPI_SUCCESS)
-    err = sendbuf == MPI_IN_PLACE
-              ? st->sblocks.snapshot(st->rblocks)
-              : st->sblocks.init_w(sendbuf, c->size, sendcounts, sdispls, sendtypes);
+    err = sendbuf == MPI_IN_PLACE ? st->sblocks.snapshot(st->rblocks)
+                                  : st->sblocks.init_w(sendbuf, n, sendcounts, sdispls, sendtypes);
   return ialltoall_blocks(c, std::move(st), err, request, "MPI_Ialltoallw");
 }
 

@@ -5,9 +5,11 @@
 #include "mpi_shim/lib/icoll_inter.h"
 
 #include <algorithm>
+#include <numeric>
 #include <utility>
 #include <vector>
 
+#include "core/base/copy.h"
 #include "mpi_shim/lib/icoll.h"
 #include "mpi_shim/lib/icoll_op.h"
 #include "mpi_shim/lib/op.h"
@@ -32,8 +34,15 @@ struct Combine {  // inout = in (op) inout: `in` holds the lower ranks' part
   void* inout;
 };
 
+struct Copy {
+  const void* from;
+  void* to;
+  size_t len;
+};
+
 struct Round {
   std::vector<Combine> combines;
+  std::vector<Copy> copies;  // after the combines
   std::vector<Xfer> xfers;
 };
 
@@ -83,6 +92,7 @@ class ScheduleOp final : public IcollOp {
     const Round& r = plan_.rounds[next_++];
     for (const Combine& k : r.combines)
       op_apply(plan_.op, plan_.type, k.in, k.inout, k.inout, plan_.count, plan_.layout);
+    for (const Copy& k : r.copies) copy_bytes(k.to, k.from, k.len);
     for (const Xfer& x : r.xfers) {
       if (x.send && x.remote) send_remote(x.peer, x.phase, x.sbuf, x.len);
       else if (x.send) send(x.peer, x.phase, x.sbuf, x.len);
@@ -201,52 +211,76 @@ std::unique_ptr<PendingOp> inter_iallreduce(Comm& c, const void* sbuf, void* rbu
   return launch<ScheduleOp>(c, std::move(p));
 }
 
-std::unique_ptr<PendingOp> inter_igather(Comm& c, const void* sbuf, size_t sbytes, void* rbuf,
-                                         size_t block, int root) {
+std::unique_ptr<PendingOp> inter_igatherv(Comm& c, const void* sbuf, size_t sbytes, void* rbuf,
+                                          const size_t* rcounts, const size_t* roffsets,
+                                          int root) {
   Plan p;
   if (root == MPI_ROOT) {
     const size_t r = p.round();
     for (int i = 0; i < c.remote_size(); ++i)
-      p.recv(r, true, i, kAcross, at(rbuf, size_t(i) * block), block);
+      p.recv(r, true, i, kAcross, at(rbuf, roffsets[i]), rcounts[i]);
   } else if (root != MPI_PROC_NULL) {
     p.send(p.round(), true, root, kAcross, sbuf, sbytes);
   }
   return launch<ScheduleOp>(c, std::move(p));
 }
 
-std::unique_ptr<PendingOp> inter_iscatter(Comm& c, const void* sbuf, size_t block, void* rbuf,
-                                          size_t rbytes, int root) {
+std::unique_ptr<PendingOp> inter_iscatterv(Comm& c, const void* sbuf, const size_t* scounts,
+                                           const size_t* soffsets, void* rbuf, size_t rbytes,
+                                           int root) {
   Plan p;
   if (root == MPI_ROOT) {
     const size_t r = p.round();
     for (int i = 0; i < c.remote_size(); ++i)
-      p.send(r, true, i, kAcross, at(sbuf, size_t(i) * block), block);
+      p.send(r, true, i, kAcross, at(sbuf, soffsets[i]), scounts[i]);
   } else if (root != MPI_PROC_NULL) {
     p.recv(p.round(), true, root, kAcross, rbuf, rbytes);
   }
   return launch<ScheduleOp>(c, std::move(p));
 }
 
-std::unique_ptr<PendingOp> inter_iallgather(Comm& c, const void* sbuf, size_t sbytes,
-                                            void* rbuf, size_t rblock) {
+std::unique_ptr<PendingOp> inter_ialltoallv(Comm& c, const void* sbuf, const size_t* scounts,
+                                            const size_t* soffsets, void* rbuf,
+                                            const size_t* rcounts, const size_t* roffsets) {
   Plan p;
   const size_t r = p.round();
   const int n = c.remote_size();
-  for (int i = 0; i < n; ++i) p.recv(r, true, i, kAcross, at(rbuf, size_t(i) * rblock), rblock);
+  for (int i = 0; i < n; ++i) p.recv(r, true, i, kAcross, at(rbuf, roffsets[i]), rcounts[i]);
   // Each process starts at a different remote peer, so none gets every first message.
-  for (int k = 0; k < n; ++k) p.send(r, true, (c.rank + k) % n, kAcross, sbuf, sbytes);
+  for (int k = 0; k < n; ++k) {
+    const int i = (c.rank + k) % n;
+    p.send(r, true, i, kAcross, at(sbuf, soffsets[i]), scounts[i]);
+  }
   return launch<ScheduleOp>(c, std::move(p));
 }
 
-std::unique_ptr<PendingOp> inter_ialltoall(Comm& c, const void* sbuf, size_t sblock,
-                                           void* rbuf, size_t rblock) {
-  Plan p;
-  const size_t r = p.round();
-  const int n = c.remote_size();
-  for (int i = 0; i < n; ++i) p.recv(r, true, i, kAcross, at(rbuf, size_t(i) * rblock), rblock);
-  for (int k = 0; k < n; ++k) {
-    const int i = (c.rank + k) % n;
-    p.send(r, true, i, kAcross, at(sbuf, size_t(i) * sblock), sblock);
+std::unique_ptr<PendingOp> inter_ireduce_scatter(Comm& c, const void* sbuf, void* rbuf,
+                                                 const size_t* counts, MPI_Datatype type,
+                                                 const TypeInfo* layout, MPI_Op op) {
+  const size_t n = static_cast<size_t>(c.size);
+  std::vector<size_t> sizes(n), offsets(n);
+  size_t elements = 0;
+  for (size_t i = 0; i < n; ++i) {
+    elements += counts[i];
+    sizes[i] = reduction_bytes(counts[i], type, layout);
+  }
+  std::exclusive_scan(sizes.begin(), sizes.end(), offsets.begin(), size_t{0});
+  const size_t total = offsets[n - 1] + sizes[n - 1];
+  // The group's reduction meets at the leader, which swaps it for the other group's and
+  // hands each member its part.
+  Plan p = reduction_plan(type, layout, op, elements);
+  const void* mine = reduce_up(p, c, sbuf, total, true);
+  if (c.rank == 0) {
+    std::byte* theirs = p.scratch(total);
+    const size_t across = p.round();
+    p.send(across, true, 0, kAcross, mine, total);
+    p.recv(across, true, 0, kAcross, theirs, total);
+    const size_t out = p.round();
+    p.rounds[out].copies.push_back({theirs, rbuf, sizes[0]});
+    for (size_t i = 1; i < n; ++i)
+      p.send(out, false, int(i), kDown, theirs + offsets[i], sizes[i]);
+  } else {
+    p.recv(p.round(), false, 0, kDown, rbuf, sizes[size_t(c.rank)]);
   }
   return launch<ScheduleOp>(c, std::move(p));
 }

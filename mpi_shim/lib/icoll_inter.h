@@ -27,17 +27,24 @@ std::unique_ptr<PendingOp> inter_ireduce(Comm& c, const void* sbuf, void* rbuf, 
 std::unique_ptr<PendingOp> inter_iallreduce(Comm& c, const void* sbuf, void* rbuf,
                                             size_t count, MPI_Datatype type,
                                             const TypeInfo* layout, MPI_Op op);
-// The root receives `block` bytes from each remote rank, in rank order; the other group's
-// processes send their `sbytes`.
-std::unique_ptr<PendingOp> inter_igather(Comm& c, const void* sbuf, size_t sbytes, void* rbuf,
-                                         size_t block, int root);
-std::unique_ptr<PendingOp> inter_iscatter(Comm& c, const void* sbuf, size_t block, void* rbuf,
-                                          size_t rbytes, int root);
-// Each process sends `sbytes` to every remote process and receives `rblock` from each.
-std::unique_ptr<PendingOp> inter_iallgather(Comm& c, const void* sbuf, size_t sbytes,
-                                            void* rbuf, size_t rblock);
-// Block i of the send side to remote rank i, block i of the receive side from it.
-std::unique_ptr<PendingOp> inter_ialltoall(Comm& c, const void* sbuf, size_t sblock,
-                                           void* rbuf, size_t rblock);
+// The root receives rcounts[i] bytes from remote rank i at offset roffsets[i]; the other
+// group's processes send their `sbytes`. Counts and offsets are copied by the call.
+std::unique_ptr<PendingOp> inter_igatherv(Comm& c, const void* sbuf, size_t sbytes, void* rbuf,
+                                          const size_t* rcounts, const size_t* roffsets,
+                                          int root);
+std::unique_ptr<PendingOp> inter_iscatterv(Comm& c, const void* sbuf, const size_t* scounts,
+                                           const size_t* soffsets, void* rbuf, size_t rbytes,
+                                           int root);
+// Block i of the send side to remote rank i, block i of the receive side from it (allgather:
+// every send offset the same).
+std::unique_ptr<PendingOp> inter_ialltoallv(Comm& c, const void* sbuf, const size_t* scounts,
+                                            const size_t* soffsets, void* rbuf,
+                                            const size_t* rcounts, const size_t* roffsets);
+// The other group's vectors of sum(counts) elements reduced, counts[i] elements of the result
+// to local rank i (counts: one per local rank, in elements of `type`; both groups' sums are
+// equal, as the standard requires).
+std::unique_ptr<PendingOp> inter_ireduce_scatter(Comm& c, const void* sbuf, void* rbuf,
+                                                 const size_t* counts, MPI_Datatype type,
+                                                 const TypeInfo* layout, MPI_Op op);
 
 }  // namespace torus::mpi::icoll

@@ -92,8 +92,9 @@ int inter_igather_call(Comm* c, const void* sendbuf, int sendcount, MPI_Datatype
     err = sendbuf == MPI_IN_PLACE ? MPI_ERR_BUFFER : st->send.init(sendbuf, sendcount, sendtype);
   }
   if (err) return raise_error(c, err, fn);
-  auto op = icoll::inter_igather(*c, st->send.data(), st->send.bytes(), st->recv.data(), block,
-                                 root);
+  EvenBlocks b(root == MPI_ROOT ? remote_n(c) : 0, block);
+  auto op = icoll::inter_igatherv(*c, st->send.data(), st->send.bytes(), st->recv.data(),
+                                  b.counts.data(), b.offsets.data(), root);
   return icoll_start(*c, std::move(op), std::move(st), request);
 }
 
@@ -114,8 +115,9 @@ int inter_iscatter_call(Comm* c, const void* sendbuf, int sendcount, MPI_Datatyp
     st->unpack_recv = true;
   }
   if (err) return raise_error(c, err, fn);
-  auto op = icoll::inter_iscatter(*c, st->send.data(), block, st->recv.data(),
-                                  st->recv.bytes(), root);
+  EvenBlocks b(root == MPI_ROOT ? remote_n(c) : 0, block);
+  auto op = icoll::inter_iscatterv(*c, st->send.data(), b.counts.data(), b.offsets.data(),
+                                   st->recv.data(), st->recv.bytes(), root);
   return icoll_start(*c, std::move(op), std::move(st), request);
 }
 
@@ -131,8 +133,11 @@ int inter_iallgather_call(Comm* c, const void* sendbuf, int sendcount, MPI_Datat
     err = st->recv.init_elements(recvbuf, remote_n(c) * size_t(recvcount), recvtype);
   if (err) return raise_error(c, err, fn);
   st->unpack_recv = true;
-  auto op = icoll::inter_iallgather(*c, st->send.data(), st->send.bytes(), st->recv.data(),
-                                    block);
+  // Our one block to every remote process.
+  EvenBlocks out(remote_n(c), 0), in(remote_n(c), block);
+  out.counts.assign(remote_n(c), st->send.bytes());
+  auto op = icoll::inter_ialltoallv(*c, st->send.data(), out.counts.data(), out.offsets.data(),
+                                    st->recv.data(), in.counts.data(), in.offsets.data());
   return icoll_start(*c, std::move(op), std::move(st), request);
 }
 
@@ -150,8 +155,94 @@ int inter_ialltoall_call(Comm* c, const void* sendbuf, int sendcount, MPI_Dataty
     err = st->recv.init_elements(recvbuf, remote_n(c) * size_t(recvcount), recvtype);
   if (err) return raise_error(c, err, fn);
   st->unpack_recv = true;
-  auto op = icoll::inter_ialltoall(*c, st->send.data(), sblock, st->recv.data(), rblock);
+  EvenBlocks out(remote_n(c), sblock), in(remote_n(c), rblock);
+  auto op = icoll::inter_ialltoallv(*c, st->send.data(), out.counts.data(), out.offsets.data(),
+                                    st->recv.data(), in.counts.data(), in.offsets.data());
   return icoll_start(*c, std::move(op), std::move(st), request);
+}
+
+int inter_igatherv_call(Comm* c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void* recvbuf, const int* recvcounts, const int* displs,
+                        MPI_Datatype recvtype, int root, MPI_Request* request) {
+  constexpr const char* fn = "MPI_Igatherv";
+  if (!inter_root_ok(c, root)) return raise_error(c, MPI_ERR_ROOT, fn);
+  auto st = std::make_unique<VStaging>();
+  int err = MPI_SUCCESS;
+  if (root == MPI_ROOT)
+    err = st->rblocks.init(recvbuf, c->remote_size(), recvcounts, displs, recvtype);
+  else if (root >= 0)
+    err = sendbuf == MPI_IN_PLACE ? MPI_ERR_BUFFER : st->send.init(sendbuf, sendcount, sendtype);
+  if (err) return raise_error(c, err, fn);
+  st->unpack_rblocks = root == MPI_ROOT;
+  auto op = icoll::inter_igatherv(*c, st->send.data(), st->send.bytes(), st->rblocks.data(),
+                                  st->rblocks.counts(), st->rblocks.offsets(), root);
+  return icoll_start_v(*c, std::move(op), std::move(st), request);
+}
+
+int inter_iscatterv_call(Comm* c, const void* sendbuf, const int* sendcounts, const int* displs,
+                         MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                         MPI_Datatype recvtype, int root, MPI_Request* request) {
+  constexpr const char* fn = "MPI_Iscatterv";
+  if (!inter_root_ok(c, root)) return raise_error(c, MPI_ERR_ROOT, fn);
+  auto st = std::make_unique<VStaging>();
+  int err = MPI_SUCCESS;
+  if (root == MPI_ROOT)
+    err = st->sblocks.init(sendbuf, c->remote_size(), sendcounts, displs, sendtype);
+  else if (root >= 0)
+    err = recvbuf == MPI_IN_PLACE ? MPI_ERR_BUFFER : st->recv.init(recvbuf, recvcount, recvtype);
+  if (err) return raise_error(c, err, fn);
+  st->sblocks.pack_all();
+  st->unpack_recv = root >= 0;
+  auto op = icoll::inter_iscatterv(*c, st->sblocks.data(), st->sblocks.counts(),
+                                   st->sblocks.offsets(), st->recv.data(), st->recv.bytes(),
+                                   root);
+  return icoll_start_v(*c, std::move(op), std::move(st), request);
+}
+
+int inter_iallgatherv_call(Comm* c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void* recvbuf, const int* recvcounts, const int* displs,
+                           MPI_Datatype recvtype, MPI_Request* request) {
+  constexpr const char* fn = "MPI_Iallgatherv";
+  auto st = std::make_unique<VStaging>();
+  int err = sendbuf == MPI_IN_PLACE ? MPI_ERR_BUFFER : st->send.init(sendbuf, sendcount, sendtype);
+  if (err == MPI_SUCCESS)
+    err = st->rblocks.init(recvbuf, c->remote_size(), recvcounts, displs, recvtype);
+  if (err) return raise_error(c, err, fn);
+  st->unpack_rblocks = true;
+  EvenBlocks out(remote_n(c), 0);
+  out.counts.assign(remote_n(c), st->send.bytes());
+  auto op = icoll::inter_ialltoallv(*c, st->send.data(), out.counts.data(), out.offsets.data(),
+                                    st->rblocks.data(), st->rblocks.counts(),
+                                    st->rblocks.offsets());
+  return icoll_start_v(*c, std::move(op), std::move(st), request);
+}
+
+int inter_ialltoall_blocks(Comm* c, std::unique_ptr<VStaging> st, int err,
+                           MPI_Request* request, const char* fn) {
+  if (err) return raise_error(c, err, fn);
+  st->sblocks.pack_all();
+  st->unpack_rblocks = true;
+  auto op = icoll::inter_ialltoallv(*c, st->sblocks.data(), st->sblocks.counts(),
+                                    st->sblocks.offsets(), st->rblocks.data(),
+                                    st->rblocks.counts(), st->rblocks.offsets());
+  return icoll_start_v(*c, std::move(op), std::move(st), request);
+}
+
+int inter_ireduce_scatter_call(Comm* c, const void* sendbuf, void* recvbuf,
+                               std::vector<size_t> counts, MPI_Datatype type, MPI_Op op,
+                               MPI_Request* request, const char* fn) {
+  if (sendbuf == MPI_IN_PLACE) return raise_error(c, MPI_ERR_BUFFER, fn);
+  size_t total = 0;
+  for (size_t k : counts) total += k;
+  const size_t mine = counts[size_t(c->rank)];
+  auto st = std::make_unique<Staging>();
+  ReduceView& v = st->red;
+  if (int e = v.init(sendbuf, total, recvbuf, mine, type, op)) return raise_error(c, e, fn);
+  st->red_elements = mine;
+  for (size_t& k : counts) k *= v.scale();
+  auto pending = icoll::inter_ireduce_scatter(*c, v.sbuf(), v.rbuf(), counts.data(), v.type(),
+                                              v.layout(), op);
+  return icoll_start(*c, std::move(pending), std::move(st), request);
 }
 
 }  // namespace torus::mpi

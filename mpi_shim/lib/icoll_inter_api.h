@@ -5,8 +5,13 @@
 // these for an intercommunicator; each returns an MPI error code, raised through it.
 #pragma once
 
+#include <cstddef>
+#include <memory>
+#include <vector>
+
 #include "mpi_shim/include/mpi.h"
 #include "mpi_shim/lib/comm.h"
+#include "mpi_shim/lib/icoll_staging.h"
 
 namespace torus::mpi {
 
@@ -29,5 +34,21 @@ int inter_iallgather_call(Comm* c, const void* sendbuf, int sendcount, MPI_Datat
 int inter_ialltoall_call(Comm* c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                          void* recvbuf, int recvcount, MPI_Datatype recvtype,
                          MPI_Request* request);
+int inter_igatherv_call(Comm* c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void* recvbuf, const int* recvcounts, const int* displs,
+                        MPI_Datatype recvtype, int root, MPI_Request* request);
+int inter_iscatterv_call(Comm* c, const void* sendbuf, const int* sendcounts, const int* displs,
+                         MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                         MPI_Datatype recvtype, int root, MPI_Request* request);
+int inter_iallgatherv_call(Comm* c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void* recvbuf, const int* recvcounts, const int* displs,
+                           MPI_Datatype recvtype, MPI_Request* request);
+// Ialltoallv and Ialltoallw: the blocks already set up in `st` (err: how that went).
+int inter_ialltoall_blocks(Comm* c, std::unique_ptr<VStaging> st, int err,
+                           MPI_Request* request, const char* fn);
+// counts: elements per local rank.
+int inter_ireduce_scatter_call(Comm* c, const void* sendbuf, void* recvbuf,
+                               std::vector<size_t> counts, MPI_Datatype type, MPI_Op op,
+                               MPI_Request* request, const char* fn);
 
 }  // namespace torus::mpi

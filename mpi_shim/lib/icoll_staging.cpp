@@ -21,4 +21,11 @@ int icoll_start(const Comm& c, std::unique_ptr<PendingOp> op, std::unique_ptr<St
   return MPI_SUCCESS;
 }
 
+int icoll_start_v(const Comm& c, std::unique_ptr<PendingOp> op,
+                  std::unique_ptr<VStaging> staging, MPI_Request* request) {
+  auto staged = std::make_unique<StagedOp<VStaging>>(std::move(op), std::move(staging));
+  *request = request_create_op(std::move(staged), error_scope(c));
+  return MPI_SUCCESS;
+}
+
 }  // namespace torus::mpi

@@ -10,6 +10,7 @@
 #include "mpi_shim/lib/comm.h"
 #include "mpi_shim/lib/reduce_view.h"
 #include "mpi_shim/lib/request.h"
+#include "mpi_shim/lib/type_blocks.h"
 #include "mpi_shim/lib/type_view.h"
 
 namespace torus::mpi {
@@ -46,6 +47,23 @@ struct Staging {
     if (red_elements) red.finish(red_elements);
   }
 };
+
+// The staging of the vector forms (icoll_api_v.cpp, icoll_inter_api.cpp): per-block areas.
+struct VStaging {
+  TypeBlocks sblocks, rblocks;
+  SendView send;
+  RecvView recv;
+  bool unpack_rblocks = false;
+  bool unpack_recv = false;
+  void complete() {
+    if (unpack_rblocks) rblocks.unpack_all();
+    if (unpack_recv) recv.finish(recv.bytes());
+  }
+};
+
+// The request of a vector-form operation; `staging` lives until it completes.
+int icoll_start_v(const Comm& c, std::unique_ptr<PendingOp> op,
+                  std::unique_ptr<VStaging> staging, MPI_Request* request);
 
 // A request that Wait/Test complete at once, successfully (a call with nothing to move).
 MPI_Request icoll_done_request(const Comm& c);

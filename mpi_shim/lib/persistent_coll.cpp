@@ -135,7 +135,7 @@ int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                       MPI_Comm comm, MPI_Info /*info*/, MPI_Request* request) {
   return init(comm, request, "MPI_Gatherv_init", [=](HeldTypes& h, const Comm& c) {
-    const int n = c.size;
+    const int n = c.remote_size();  // one block per remote rank
     MPI_Datatype st = h.hold(sendtype), rt = h.hold(recvtype);
     std::vector<int> rc = copy_of(recvcounts, n), rd = copy_of(displs, n);
     return [=](MPI_Request* r) {
@@ -149,7 +149,7 @@ int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int di
                        MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                        int root, MPI_Comm comm, MPI_Info /*info*/, MPI_Request* request) {
   return init(comm, request, "MPI_Scatterv_init", [=](HeldTypes& h, const Comm& c) {
-    const int n = c.size;
+    const int n = c.remote_size();  // one block per remote rank
     MPI_Datatype st = h.hold(sendtype), rt = h.hold(recvtype);
     std::vector<int> sc = copy_of(sendcounts, n), sd = copy_of(displs, n);
     return [=](MPI_Request* r) {
@@ -163,7 +163,7 @@ int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendty
                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                          MPI_Comm comm, MPI_Info /*info*/, MPI_Request* request) {
   return init(comm, request, "MPI_Allgatherv_init", [=](HeldTypes& h, const Comm& c) {
-    const int n = c.size;
+    const int n = c.remote_size();  // one block per remote rank
     MPI_Datatype st = h.hold(sendtype), rt = h.hold(recvtype);
     std::vector<int> rc = copy_of(recvcounts, n), rd = copy_of(displs, n);
     return [=](MPI_Request* r) {
@@ -178,7 +178,7 @@ int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int s
                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                         MPI_Info /*info*/, MPI_Request* request) {
   return init(comm, request, "MPI_Alltoallv_init", [=](HeldTypes& h, const Comm& c) {
-    const int n = c.size;
+    const int n = c.remote_size();  // one block per remote rank
     MPI_Datatype st = h.hold(sendtype), rt = h.hold(recvtype);
     std::vector<int> sc = copy_of(sendcounts, n), sd = copy_of(sdispls, n);
     std::vector<int> rc = copy_of(recvcounts, n), rd = copy_of(rdispls, n);
@@ -194,7 +194,7 @@ int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int s
                         const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                         MPI_Info /*info*/, MPI_Request* request) {
   return init(comm, request, "MPI_Alltoallw_init", [=](HeldTypes& h, const Comm& c) {
-    const int n = c.size;
+    const int n = c.remote_size();  // one block per remote rank
     std::vector<MPI_Datatype> st = h.hold(sendtypes, n), rt = h.hold(recvtypes, n);
     std::vector<int> sc = copy_of(sendcounts, n), sd = copy_of(sdispls, n);
     std::vector<int> rc = copy_of(recvcounts, n), rd = copy_of(rdispls, n);

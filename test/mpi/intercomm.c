@@ -1,10 +1,10 @@
 /* Intercommunicators: MPI_Intercomm_create (two ways of splitting the job, the leaders at
  * either end of their groups), the local and remote groups, point-to-point across with
  * wildcards and isolation from the parent, every blocking collective with both roots and
- * checked against values computed here, the nonblocking ones (all in flight at once),
- * Intercomm_merge in each order, Comm_dup, Comm_compare, Comm_split and Comm_create of an
- * intercommunicator, error classes, and creating and freeing many in a row. Any size; one
- * rank has no second group and only checks what needs none. */
+ * checked against values computed here, the nonblocking ones and their vector forms (all in
+ * flight at once), persistent ones, Intercomm_merge in each order, Comm_dup, Comm_compare,
+ * Comm_split and Comm_create of an intercommunicator, error classes, and creating and freeing
+ * many in a row. Any size; one rank has no second group and only checks what needs none. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -478,6 +478,212 @@ static void nonblocking(const struct inter *x) {
   free(r);
 }
 
+/* The nonblocking vector forms and reduce-scatters, all in flight at once (a blocking
+ * Allreduce in between), the root in group A; the counts differ by rank and a receive side
+ * of Ialltoallw is a strided type, so it is staged. */
+static void nonblocking_v(const struct inter *x) {
+  enum { kReqs = 7 };
+  MPI_Request req[kReqs];
+  int n = 0;
+  const int root = root_arg(x, 1, (x->in_a ? x->lsize : x->rsize) - 1);
+  const int *oworld = x->in_a ? x->rworld : x->lworld; /* group B, the non-root group */
+  const int others = x->in_a ? x->rsize : x->lsize;
+  const int rs = x->rsize;
+
+  /* Igatherv: j + 1 ints from remote rank j, placed back to front. Iscatterv: j + 2 back. */
+  int mine[64], back[64];
+  for (int i = 0; i <= x->lrank; ++i) mine[i] = wrank * 100 + i;
+  memset(back, 0xff, sizeof back);
+  int *gc = NULL, *gd = NULL, *gv = NULL, *sc = NULL, *sd = NULL, *sv = NULL;
+  if (root == MPI_ROOT) {
+    gc = malloc(sizeof(int) * (size_t)others);
+    gd = malloc(sizeof(int) * (size_t)others);
+    sc = malloc(sizeof(int) * (size_t)others);
+    sd = malloc(sizeof(int) * (size_t)others);
+    int gt = 0, st = 0;
+    for (int j = others - 1; j >= 0; --j) {
+      gc[j] = j + 1;
+      gd[j] = gt;
+      gt += j + 1;
+      sc[j] = j + 2;
+      sd[j] = st;
+      st += j + 2;
+    }
+    gv = malloc(sizeof(int) * (size_t)gt);
+    sv = malloc(sizeof(int) * (size_t)st);
+    CHECK(gc && gd && sc && sd && gv && sv);
+    for (int j = 0; j < others; ++j)
+      for (int i = 0; i < sc[j]; ++i) sv[sd[j] + i] = oworld[j] * 3 + i;
+  }
+  CHECK_MPI(MPI_Igatherv(mine, x->lrank + 1, MPI_INT, gv, gc, gd, MPI_INT, root, x->comm,
+                         &req[n++]));
+  CHECK_MPI(MPI_Iscatterv(sv, sc, sd, MPI_INT, back, x->lrank + 2, MPI_INT, root, x->comm,
+                          &req[n++]));
+
+  /* Iallgatherv: j + 1 ints of remote rank j. */
+  int *ac = malloc(sizeof(int) * (size_t)rs), *ad = malloc(sizeof(int) * (size_t)rs);
+  CHECK(ac && ad);
+  int at = 0;
+  for (int j = 0; j < rs; ++j) {
+    ac[j] = j + 1;
+    ad[j] = at;
+    at += j + 1;
+  }
+  int *av = malloc(sizeof(int) * (size_t)at);
+  CHECK(av);
+  CHECK_MPI(MPI_Iallgatherv(mine, x->lrank + 1, MPI_INT, av, ac, ad, MPI_INT, x->comm,
+                            &req[n++]));
+
+  /* Ialltoallv: to remote j, (lrank + j) % 3 ints, received back to front. */
+  int *s = malloc(sizeof(int) * 3 * (size_t)rs), *r = malloc(sizeof(int) * 3 * (size_t)rs);
+  int *vsc = malloc(sizeof(int) * (size_t)rs), *vsd = malloc(sizeof(int) * (size_t)rs);
+  int *vrc = malloc(sizeof(int) * (size_t)rs), *vrd = malloc(sizeof(int) * (size_t)rs);
+  CHECK(s && r && vsc && vsd && vrc && vrd);
+  for (int j = 0; j < rs; ++j) {
+    vsc[j] = (x->lrank + j) % 3;
+    vsd[j] = 3 * j;
+    vrc[j] = (j + x->lrank) % 3;
+    vrd[j] = 3 * (rs - 1 - j);
+    for (int i = 0; i < 3; ++i) s[3 * j + i] = wrank * 10 + i;
+  }
+  for (int i = 0; i < 3 * rs; ++i) r[i] = -1;
+  CHECK_MPI(MPI_Ialltoallv(s, vsc, vsd, MPI_INT, r, vrc, vrd, MPI_INT, x->comm, &req[n++]));
+
+  /* Ialltoallw: two ints to each remote rank, received as every other int of four (a vector
+   * type) at byte displacements. */
+  MPI_Datatype every_other;
+  CHECK_MPI(MPI_Type_vector(2, 1, 2, MPI_INT, &every_other));
+  CHECK_MPI(MPI_Type_commit(&every_other));
+  int *ws = malloc(sizeof(int) * 2 * (size_t)rs), *wr = malloc(sizeof(int) * 4 * (size_t)rs);
+  int *wsc = malloc(sizeof(int) * (size_t)rs), *wsd = malloc(sizeof(int) * (size_t)rs);
+  int *wrc = malloc(sizeof(int) * (size_t)rs), *wrd = malloc(sizeof(int) * (size_t)rs);
+  MPI_Datatype *wst = malloc(sizeof(MPI_Datatype) * (size_t)rs);
+  MPI_Datatype *wrt = malloc(sizeof(MPI_Datatype) * (size_t)rs);
+  CHECK(ws && wr && wsc && wsd && wrc && wrd && wst && wrt);
+  for (int j = 0; j < rs; ++j) {
+    ws[2 * j] = wrank * 1000 + j;
+    ws[2 * j + 1] = -wrank;
+    wsc[j] = 2;
+    wsd[j] = (int)sizeof(int) * 2 * j;
+    wst[j] = MPI_INT;
+    wrc[j] = 1;
+    wrd[j] = (int)sizeof(int) * 4 * j;
+    wrt[j] = every_other;
+  }
+  for (int i = 0; i < 4 * rs; ++i) wr[i] = -7;
+  CHECK_MPI(MPI_Ialltoallw(ws, wsc, wsd, wst, wr, wrc, wrd, wrt, x->comm, &req[n++]));
+
+  /* Ireduce_scatter_block and Ireduce_scatter over vectors of T = L_A * L_B ints. */
+  const int t = x->lsize * rs;
+  int *in = malloc(sizeof(int) * (size_t)t), *blk = malloc(sizeof(int) * (size_t)rs);
+  int *whole = malloc(sizeof(int) * (size_t)t), *rcounts = malloc(sizeof(int) * (size_t)x->lsize);
+  CHECK(in && blk && whole && rcounts);
+  for (int i = 0; i < t; ++i) {
+    in[i] = wrank * 3 + i;
+    whole[i] = -1;
+  }
+  for (int i = 0; i < x->lsize; ++i) rcounts[i] = i == 0 ? t : 0;
+  CHECK_MPI(MPI_Ireduce_scatter_block(in, blk, rs, MPI_INT, MPI_SUM, x->comm, &req[n++]));
+  CHECK_MPI(MPI_Ireduce_scatter(in, whole, rcounts, MPI_INT, MPI_SUM, x->comm, &req[n++]));
+
+  int one = 1, sum = 0;
+  CHECK_MPI(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, x->comm));
+  CHECK(sum == rs);
+  CHECK(n == kReqs);
+  CHECK_MPI(MPI_Waitall(n, req, MPI_STATUSES_IGNORE));
+
+  if (root == MPI_ROOT)
+    for (int j = 0; j < others; ++j)
+      for (int i = 0; i <= j; ++i) CHECK(gv[gd[j] + i] == oworld[j] * 100 + i);
+  if (root >= 0)
+    for (int i = 0; i < 64; ++i) CHECK(back[i] == (i < x->lrank + 2 ? wrank * 3 + i : -1));
+  for (int j = 0; j < rs; ++j)
+    for (int i = 0; i <= j; ++i) CHECK(av[ad[j] + i] == x->rworld[j] * 100 + i);
+  for (int j = 0; j < rs; ++j)
+    for (int i = 0; i < 3; ++i)
+      CHECK(r[vrd[j] + i] == (i < vrc[j] ? x->rworld[j] * 10 + i : -1));
+  for (int j = 0; j < rs; ++j) {
+    CHECK(wr[4 * j] == x->rworld[j] * 1000 + x->lrank && wr[4 * j + 2] == -x->rworld[j]);
+    CHECK(wr[4 * j + 1] == -7 && wr[4 * j + 3] == -7);
+  }
+  long base = 0;
+  for (int j = 0; j < rs; ++j) base += x->rworld[j] * 3;
+  for (int i = 0; i < rs; ++i) CHECK(blk[i] == base + (long)rs * (x->lrank * rs + i));
+  for (int i = 0; i < t; ++i) CHECK(whole[i] == (x->lrank == 0 ? base + (long)rs * i : -1));
+
+  CHECK_MPI(MPI_Type_free(&every_other));
+  free(gc);
+  free(gd);
+  free(gv);
+  free(sc);
+  free(sd);
+  free(sv);
+  free(ac);
+  free(ad);
+  free(av);
+  free(s);
+  free(r);
+  free(vsc);
+  free(vsd);
+  free(vrc);
+  free(vrd);
+  free(ws);
+  free(wr);
+  free(wsc);
+  free(wsd);
+  free(wrc);
+  free(wrd);
+  free(wst);
+  free(wrt);
+  free(in);
+  free(blk);
+  free(whole);
+  free(rcounts);
+}
+
+/* Persistent collectives, each started twice: Bcast from group A's leader, Allreduce, and
+ * Gatherv to it with the blocks placed back to front (counts of the remote group's size). */
+static void persistent(const struct inter *x) {
+  const int root = root_arg(x, 1, 0);
+  const int root_world = x->in_a ? x->lworld[0] : x->rworld[0];
+  const int *oworld = x->in_a ? x->rworld : x->lworld;
+  const int others = x->in_a ? x->rsize : x->lsize;
+  int b = -1, v = 0, sum = 0, one = 0;
+  int *gc = NULL, *gd = NULL, *gv = NULL;
+  if (root == MPI_ROOT) {
+    gc = malloc(sizeof(int) * (size_t)others);
+    gd = malloc(sizeof(int) * (size_t)others);
+    gv = malloc(sizeof(int) * (size_t)others);
+    CHECK(gc && gd && gv);
+    for (int j = 0; j < others; ++j) {
+      gc[j] = 1;
+      gd[j] = others - 1 - j;
+    }
+  }
+  MPI_Request req[3];
+  CHECK_MPI(MPI_Bcast_init(&b, 1, MPI_INT, root, x->comm, MPI_INFO_NULL, &req[0]));
+  CHECK_MPI(MPI_Allreduce_init(&v, &sum, 1, MPI_INT, MPI_SUM, x->comm, MPI_INFO_NULL, &req[1]));
+  CHECK_MPI(MPI_Gatherv_init(&one, 1, MPI_INT, gv, gc, gd, MPI_INT, root, x->comm,
+                             MPI_INFO_NULL, &req[2]));
+  for (int it = 0; it < 2; ++it) {
+    b = root == MPI_ROOT ? root_world * 10 + it : -1;
+    v = wrank + it;
+    one = wrank * 2 + it;
+    CHECK_MPI(MPI_Startall(3, req));
+    CHECK_MPI(MPI_Waitall(3, req, MPI_STATUSES_IGNORE));
+    if (root >= 0) CHECK(b == root_world * 10 + it);
+    int expect = 0;
+    for (int j = 0; j < x->rsize; ++j) expect += x->rworld[j] + it;
+    CHECK(sum == expect);
+    if (root == MPI_ROOT)
+      for (int j = 0; j < others; ++j) CHECK(gv[others - 1 - j] == oworld[j] * 2 + it);
+  }
+  for (int i = 0; i < 3; ++i) CHECK_MPI(MPI_Request_free(&req[i]));
+  free(gc);
+  free(gd);
+  free(gv);
+}
+
 /* The merged communicator's world ranks, in its rank order. */
 static int merged_is(MPI_Comm m, const int *first, int nfirst, const int *second, int nsecond) {
   int n = -1;
@@ -601,6 +807,13 @@ static void errors(const struct inter *x) {
   /* Scans are defined on intracommunicators only (MPICH asserts instead). */
   int out = 0;
   CHECK(error_class_of(MPI_Scan(&v, &out, 1, MPI_INT, MPI_SUM, x->comm)) == MPI_ERR_COMM);
+  MPI_Request req = MPI_REQUEST_NULL;
+  CHECK(error_class_of(MPI_Iscan(&v, &out, 1, MPI_INT, MPI_SUM, x->comm, &req)) ==
+        MPI_ERR_COMM);
+  /* No MPI_IN_PLACE on an intercommunicator, nonblocking either. */
+  CHECK(error_class_of(MPI_Ireduce_scatter_block(MPI_IN_PLACE, &out, 1, MPI_INT, MPI_SUM,
+                                                 x->comm, &req)) == MPI_ERR_BUFFER);
+  CHECK(req == MPI_REQUEST_NULL);
   /* The remote size of an intracommunicator (MPICH answers its size). */
   CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   int n = 0;
@@ -617,6 +830,8 @@ static void exercise(int (*is_a)(int), int leader_last, int tag) {
   rooted(&x);
   unrooted(&x);
   nonblocking(&x);
+  nonblocking_v(&x);
+  persistent(&x);
   merge(&x);
   dup_compare(&x);
   split_create(&x);
