@@ -94,20 +94,37 @@ Status EndpointImpl::init() {
       rma_lane_ = static_cast<int>(i);
   }
   if (am_lane_ < 0) return Status::Unreachable;
+  build_tables();
+  return Status::Ok;
+}
+
+void EndpointImpl::build_tables() {
   std::vector<proto::LaneInfo> infos;
   for (const Lane& l : lanes_) infos.push_back({l.tl_name, l.attr});
   const proto::SelectorConfig& cfg = worker_->selector_config();
+  const tl::IfaceAttr& am = *lanes_[static_cast<size_t>(am_lane_)].attr;
+  am_cost_epoch_ = &am.cost_epoch;
+  built_epoch_ = am.cost_epoch;
   tag_table_ = proto::build_tag_table(infos, am_lane_, rma_lane_, cfg, proto::SendKind::Any);
   sync_table_ = proto::build_tag_table(infos, am_lane_, rma_lane_, cfg, proto::SendKind::Sync);
   alone_table_ =
       proto::build_tag_table(infos, am_lane_, rma_lane_, cfg, proto::SendKind::Alone);
+  explore_max_ = am.cost_epoch != 0 && am.caps.am_bcopy ? am.limits.max_eager : 0;
+  eager_probe_ = {0, SIZE_MAX, proto::ProtoId::EagerBcopy, static_cast<uint8_t>(am_lane_), 0};
   alone_min_ = alone_max_ = 0;
   const size_t any_rndv = tag_table_.first_rndv(), alone_rndv = alone_table_.first_rndv();
-  if (alone_rndv < any_rndv) {
-    alone_min_ = alone_rndv;
-    alone_max_ = any_rndv;
+  if (alone_rndv != any_rndv) {  // sooner alone (rendezvous for latency) or later (shm's cap)
+    alone_min_ = std::min(alone_rndv, any_rndv);
+    alone_max_ = std::max(alone_rndv, any_rndv);
   }
-  return Status::Ok;
+}
+
+void EndpointImpl::rebuild_tables() {
+  build_tables();
+  if (worker_->proto_info()) {
+    const std::string d = "(costs revised) " + describe_impl();
+    std::fprintf(stderr, "%s", d.c_str());
+  }
 }
 
 bool EndpointImpl::sent_alone() noexcept {
@@ -221,11 +238,20 @@ bool EndpointImpl::progress_pending() {
 Status EndpointImpl::send_tag(const void* buf, size_t length, Tag tag, Request** out,
                               const SendParams& p) {
   if (__builtin_expect(is_error(failed_), 0)) return failed_;
+  if (__builtin_expect(*am_cost_epoch_ != built_epoch_, 0)) rebuild_tables();
   const proto::ProtoTable& table = p.sync ? sync_table_
                                    : length >= alone_min_ && length < alone_max_ && sent_alone()
                                        ? alone_table_
                                        : tag_table_;
-  const proto::ProtoRange& r = table.lookup(length);
+  const proto::ProtoRange* rp = &table.lookup(length);
+  // Where the AM lane measures its costs, one in kExploreEvery of the messages that a
+  // revision sent to rendezvous still goes eager: the measurement needs that traffic to see
+  // the costs fall again.
+  if (__builtin_expect(length <= explore_max_ && !p.sync, 0) &&
+      (rp->proto == proto::ProtoId::RndvGet || rp->proto == proto::ProtoId::RndvPut) &&
+      ++explored_ % kExploreEvery == 0)
+    rp = &eager_probe_;
+  const proto::ProtoRange& r = *rp;
   // Fast paths: a message that goes out whole, now, completes inline with no request.
   if (__builtin_expect(!p.sync && wired_ && pending_.empty(), 1)) {
     if (r.proto == proto::ProtoId::EagerShort) {

@@ -92,6 +92,9 @@ class EndpointImpl final : public Endpoint {
   // payload is large enough, else packed. InProgress is counted in req->inflight.
   Status send_fragment(RequestImpl* req, proto::AmId id, const void* hdr, size_t hdr_len,
                        const std::byte* data, size_t len);
+  // The protocol tables, from the lanes' current costs.
+  void build_tables();
+  void rebuild_tables();  // and print them under TORUS_PROTO_INFO
   static void flush_completion(tl::Completion* c, Status s);
 
   WorkerImpl* worker_;
@@ -102,10 +105,19 @@ class EndpointImpl final : public Endpoint {
   proto::ProtoTable tag_table_;
   proto::ProtoTable sync_table_;
   // For a message sent alone, where it differs from tag_table_: sizes in [alone_min_,
-  // alone_max_) go by rendezvous then (empty when the tables agree).
+  // alone_max_) take alone_table_'s protocol then (empty when the tables agree).
   proto::ProtoTable alone_table_;
   size_t alone_min_ = 0;
   size_t alone_max_ = 0;
+  // The AM lane's cost epoch the tables were built at: a transport that revises its costs
+  // (shm measures its eager copies) has them rebuilt at the next send.
+  static constexpr uint32_t kNoEpoch = 0;
+  const uint32_t* am_cost_epoch_ = &kNoEpoch;
+  uint32_t built_epoch_ = 0;
+  static constexpr uint32_t kExploreEvery = 64;
+  size_t explore_max_ = 0;  // 0 until the AM lane has revised its costs
+  uint32_t explored_ = 0;
+  proto::ProtoRange eager_probe_;
   uint64_t last_alone_polls_ = ~uint64_t{0};  // worker's progress_calls() at the last such send
   bool wired_ = false;
   Status failed_ = Status::Ok;

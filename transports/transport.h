@@ -44,6 +44,11 @@ struct Limits {
   size_t max_get = 0;     // one get_zcopy; larger transfers are fragmented by the caller
   size_t max_put = 0;
   size_t seg_size = 0;    // receive segment size
+  // Largest message worth sending eagerly where a rendezvous lane exists (0: no limit): what
+  // one message may take of a receive ring that other senders share.
+  size_t max_eager = 0;
+  // The same for a message among others (a stream: SendKind::Any and Sync), when lower.
+  size_t max_eager_stream = 0;
 };
 
 // time(size) = overhead_ns + latency_ns + size / bandwidth_Bps.
@@ -69,6 +74,9 @@ struct IfaceAttr {
   MemTypeMask mem_types = mem_type_bit(MemType::Host);
   Reach reach = Reach::Network;
   size_t rkey_size = 0;  // bytes of a packed remote key
+  // Moved on whenever the iface revises its costs from what it measures at run time; the
+  // endpoints whose protocol tables came from the older costs rebuild them.
+  uint32_t cost_epoch = 0;
 };
 
 // Active-message ids: 0..kMaxAmId-1, assigned by the layer above.

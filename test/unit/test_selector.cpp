@@ -140,3 +140,38 @@ TEST_CASE("protocol names round-trip") {
   ProtoId q;
   CHECK_FALSE(proto_from_name("eager", &q));
 }
+
+TEST_CASE("eager stops at the transport's max_eager where a rendezvous can go") {
+  tl::IfaceAttr a = shm_like();
+  a.am_cost = {100, 20, 25e9, false};  // eager cheaper than the rendezvous at every size
+  a.rma_cost = {2000, 300, 20e9, false};
+  LaneInfo lanes[] = {{"shm", &a}};
+  CHECK(build_tag_table(lanes, 0, 0, SelectorConfig{}, SendKind::Alone).first_rndv() == SIZE_MAX);
+  a.limits.max_eager = 256 << 10;
+  for (SendKind k : {SendKind::Any, SendKind::Alone, SendKind::Sync}) {
+    const ProtoTable t = build_tag_table(lanes, 0, 0, SelectorConfig{}, k);
+    check_covers(t);
+    CHECK(t.first_rndv() == (256u << 10) + 1);
+    CHECK(t.lookup(256 << 10).proto == ProtoId::EagerBcopy);
+  }
+  // A lower cap for streams leaves messages sent alone eager further.
+  a.limits.max_eager_stream = 24800;
+  CHECK(build_tag_table(lanes, 0, 0, SelectorConfig{}, SendKind::Any).first_rndv() == 24801);
+  CHECK(build_tag_table(lanes, 0, 0, SelectorConfig{}, SendKind::Sync).first_rndv() == 24801);
+  CHECK(build_tag_table(lanes, 0, 0, SelectorConfig{}, SendKind::Alone).first_rndv() ==
+        (256u << 10) + 1);
+  a.limits.max_eager_stream = 0;
+  // Without a rendezvous lane eager is all there is.
+  const ProtoTable no_rma = build_tag_table(lanes, 0, -1, SelectorConfig{}, SendKind::Any);
+  CHECK(no_rma.first_rndv() == SIZE_MAX);
+  CHECK(no_rma.lookup(16u << 20).proto == ProtoId::EagerBcopy);
+  // The user's threshold and forced protocol go past it.
+  SelectorConfig cfg;
+  cfg.rndv_thresh = 1 << 20;
+  CHECK(build_tag_table(lanes, 0, 0, cfg, SendKind::Any).first_rndv() == (1u << 20));
+  SelectorConfig forced;
+  forced.forced = true;
+  forced.forced_proto = ProtoId::EagerBcopy;
+  CHECK(build_tag_table(lanes, 0, 0, forced, SendKind::Any).lookup(4u << 20).proto ==
+        ProtoId::EagerBcopy);
+}

@@ -95,6 +95,12 @@ class FifoWriter final {
     return false;
   }
 
+  // Whether the consumer had released every cell before `slot` (nothing of ours or anyone's
+  // left to copy out). Reads the consumer's line: for occasional use.
+  bool drained_before(const Slot& slot) const noexcept {
+    return released_->load(std::memory_order_relaxed) == slot.pos;
+  }
+
   // Publishes a claimed cell. Returns true when the consumer sleeps and this caller must send
   // the wake-up (exactly one producer gets true per sleep).
   bool publish(const Slot& slot, uint8_t am_id, uint8_t flags, uint32_t length) noexcept {

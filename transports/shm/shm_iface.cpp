@@ -48,7 +48,7 @@ class ShmMemRegion final : public tl::MemRegion {
   PackedRkey key_;
 };
 
-tl::IfaceAttr make_attr(const Settings& s, const Geometry& geo) {
+tl::IfaceAttr make_attr(const Settings& s, const Geometry& geo, bool oversubscribed) {
   tl::IfaceAttr a;
   a.caps.am_short = true;
   a.caps.am_bcopy = true;
@@ -61,17 +61,27 @@ tl::IfaceAttr make_attr(const Settings& s, const Geometry& geo) {
   a.limits.max_get = std::numeric_limits<size_t>::max();
   a.limits.max_put = std::numeric_limits<size_t>::max();
   a.limits.seg_size = geo.seg_size;
-  // One cache-line hand-off each way; bcopy pays a copy in and a copy out.
-  a.am_cost = tl::Cost{100, 20, 10e9, false};
+  // One cache-line hand-off each way; bcopy pays a copy in and a copy out, on two cores at
+  // once: its bandwidth is CopyRate's for the placement measured (fast until measured).
+  a.am_cost = tl::Cost{100, 20, CopyRate::kFastBps, false};
+  // A message above an eighth of the ring would crowd out the other senders to that peer.
+  // With more processes than cores, CPU time is what the ranks share, and eager spends two
+  // copies of it where a get spends one: 4 ranks on 2 cores, allreduce of 128 KiB (32-64 KiB
+  // messages) took 82-95 us with a rendezvous from 12-48 KiB, 138-243 eager.
+  a.limits.max_eager = oversubscribed ? size_t{32} << 10 : size_t{geo.fifo_size} * geo.seg_size / 8;
+  // In a stream the copies of a ring being drained at once do not show the placement
+  // (shm_copy_rate.h), and with the cores far apart eager streams collapse (bidirectional
+  // bandwidth at 64 KiB 3.7 GB/s against 14 by rendezvous; near, 20-27 against 10-15): until
+  // a stream can tell, it keeps the threshold the model gave before (24800 B).
+  a.limits.max_eager_stream = 24800;
   if (s.cma == CmaMode::No)
     a.rma_cost = tl::Cost{3000, 500, 6e9, false};  // two copies through the FIFO, target polls
   else {
-    // One syscall, one kernel copy. For a message sent alone the threshold lands at ~12 KiB:
-    // measured, MPI ping-pong at 16 KiB takes 3.2 us by rendezvous against 4.5 us eager
-    // (Open MPI 3.3). Among others, eager's two-core pipeline keeps more bandwidth up to
-    // ~48 KiB (tag_bw 28 KiB: 7900 against 6100 MB/s), while a rendezvous still wins their
-    // latency from ~22 KiB: the extra 700 ns puts that threshold at ~24 KiB.
-    a.rma_cost = tl::Cost{300, 300, 20e9, false};
+    // One syscall, one kernel copy: ~2 us of fixed cost in these VMs (floor_cma: 4 KiB in
+    // 1.7-2.4 us, 16 KiB in 2.6-3.6), and 12-24 GB/s beyond. Among others, eager's two-core
+    // pipeline keeps more bandwidth than a get that only the receiver's core copies: 700 ns
+    // more for a rendezvous in a stream.
+    a.rma_cost = tl::Cost{2000, 300, 20e9, false};
     a.rma_stream_extra_ns = 700;
   }
   a.mem_types = tl::mem_type_bit(tl::MemType::Host);
@@ -115,7 +125,10 @@ Result<std::unique_ptr<ShmIface>> ShmIface::open(const tl::IfaceParams& params,
   // per process is enough, later ifaces would find the same.
   static std::atomic<bool> swept{false};
   if (!swept.exchange(true, std::memory_order_relaxed)) remove_dead_segments();
-  Parts parts{settings, *host, nullptr, Fd{}, Fd{}};
+  Parts parts{settings, *host, nullptr, Fd{}, Fd{}, false};
+  const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+  parts.oversubscribed =
+      params.expected_local_peers >= 0 && cpus > 0 && params.expected_local_peers + 1 > cpus;
   // Our own segment must not outlive a failed open.
   auto fail = [&parts](Error e) -> Error {
     if (parts.segment != nullptr) parts.segment->unlink_name();
@@ -169,7 +182,7 @@ ShmIface::ShmIface(Parts parts)
   const Geometry& geo = segment_->geometry();
   reader_ = FifoReader(segment_->header(), segment_->cells(), segment_->segs(), geo.fifo_size,
                        geo.seg_size);
-  attr_ = make_attr(settings_, geo);
+  attr_ = make_attr(settings_, geo, parts.oversubscribed);
   AddressHeader h{};
   h.magic = static_cast<uint32_t>(kMagic);
   h.version = kVersion;
@@ -368,6 +381,15 @@ unsigned ShmIface::run_deferred() {
     }
   }
   return n;
+}
+
+void ShmIface::copy_timed(size_t bytes, int64_t ns) noexcept {
+  if (!copy_rate_.record(bytes, static_cast<double>(ns))) return;
+  attr_.am_cost.bandwidth_Bps = copy_rate_.bandwidth_Bps();
+  ++attr_.cost_epoch;
+  TORUS_DEBUG("shm: eager copies at %.0f ns/KiB: the cores look %s, eager bandwidth %.0f GB/s",
+              copy_rate_.ns_per_kib(), copy_rate_.fast() ? "near" : "far",
+              copy_rate_.bandwidth_Bps() / 1e9);
 }
 
 }  // namespace torus::shm
