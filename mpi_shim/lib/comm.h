@@ -106,6 +106,14 @@ std::unique_ptr<Comm> comm_duplicate(Comm& c, int* err);
 // MPI_Comm_dup of an intercommunicator (comm_inter.cpp): collective over both groups; an MPI
 // error code.
 int intercomm_dup(Comm& c, MPI_Comm* newcomm);
+// The end of an intercommunicator's duplicate (intercomm_dup, MPI_Comm_idup): a copy from
+// comm_duplicate with the agreed ids installed; on failure both ids are given back and
+// *newcomm is MPI_COMM_NULL. An MPI error code.
+int intercomm_install_duplicate(std::unique_ptr<Comm> copy, const Comm& of, uint32_t local_id,
+                                uint32_t inter_id, MPI_Comm* newcomm);
+// MPI_Comm_idup of an intercommunicator (comm_idup_inter.cpp): the request, or an MPI error
+// code raised through `c`.
+int intercomm_idup(Comm& c, MPI_Comm* newcomm, MPI_Request* request);
 // MPI_Comm_split of an intercommunicator (comm_inter.cpp; MPI_Comm_create's too, with color 0
 // for the group's members, MPI_UNDEFINED for the rest, and the group rank as key): each new
 // intercommunicator joins the local and the remote processes of one color, in key order;

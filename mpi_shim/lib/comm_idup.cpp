@@ -96,9 +96,10 @@ class IdupOp final : public PendingOp {
 extern "C" {
 
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
-  Comm* c = comm_get_intra(comm);
-  if (!c) return raise_error(comm_get(comm), MPI_ERR_COMM, "MPI_Comm_idup");
+  Comm* c = comm_get(comm);
+  if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Comm_idup");
   if (!newcomm || !request) return raise_error(c, MPI_ERR_ARG, "MPI_Comm_idup");
+  if (c->inter()) return intercomm_idup(*c, newcomm, request);
   int e = MPI_SUCCESS;
   std::unique_ptr<Comm> copy = comm_duplicate(*c, &e);
   if (!copy) return raise_error(c, e, "MPI_Comm_idup");

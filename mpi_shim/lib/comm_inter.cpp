@@ -144,7 +144,12 @@ int intercomm_dup(Comm& c, MPI_Comm* newcomm) {
     context_id_release(local_id);
     return e;
   }
-  copy->remote_world_ranks = c.remote_world_ranks;
+  return intercomm_install_duplicate(std::move(copy), c, local_id, inter_id, newcomm);
+}
+
+int intercomm_install_duplicate(std::unique_ptr<Comm> copy, const Comm& of, uint32_t local_id,
+                                uint32_t inter_id, MPI_Comm* newcomm) {
+  copy->remote_world_ranks = of.remote_world_ranks;
   return install_inter(std::move(copy), local_id, inter_id, newcomm);
 }
 

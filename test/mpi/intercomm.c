@@ -2,9 +2,10 @@
  * either end of their groups), the local and remote groups, point-to-point across with
  * wildcards and isolation from the parent, every blocking collective with both roots and
  * checked against values computed here, the nonblocking ones and their vector forms (all in
- * flight at once), persistent ones, Intercomm_merge in each order, Comm_dup, Comm_compare,
- * Comm_split and Comm_create of an intercommunicator, error classes, and creating and freeing
- * many in a row. Any size; one rank has no second group and only checks what needs none. */
+ * flight at once), persistent ones, Intercomm_merge in each order, Comm_dup, Comm_idup,
+ * Comm_compare, Comm_split and Comm_create of an intercommunicator, error classes, and
+ * creating and freeing many in a row. Any size; one rank has no second group and only checks
+ * what needs none. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -744,6 +745,26 @@ static void dup_compare(const struct inter *x) {
   p2p(&d);
   unrooted(&d);
   CHECK_MPI(MPI_Comm_free(&d.comm));
+
+  /* Comm_idup: two in flight at once with an Iallreduce on the original between them; each
+   * is congruent, works, and is apart from the other and from the original. */
+  struct inter e = *x;
+  MPI_Request req[3];
+  int one = 1, sum = 0;
+  CHECK_MPI(MPI_Comm_idup(x->comm, &d.comm, &req[0]));
+  CHECK_MPI(MPI_Iallreduce(&one, &sum, 1, MPI_INT, MPI_SUM, x->comm, &req[1]));
+  CHECK_MPI(MPI_Comm_idup(x->comm, &e.comm, &req[2]));
+  CHECK_MPI(MPI_Waitall(3, req, MPI_STATUSES_IGNORE));
+  CHECK(sum == x->rsize);
+  CHECK_MPI(MPI_Comm_compare(x->comm, d.comm, &res));
+  CHECK(res == MPI_CONGRUENT);
+  CHECK_MPI(MPI_Comm_compare(d.comm, e.comm, &res));
+  CHECK(res == MPI_CONGRUENT);
+  p2p(&e);
+  nonblocking_v(&d);
+  unrooted(&e);
+  CHECK_MPI(MPI_Comm_free(&d.comm));
+  CHECK_MPI(MPI_Comm_free(&e.comm));
 }
 
 /* Comm_split by local rank parity with keys reversing the order: processes of one parity
