@@ -66,8 +66,7 @@ class IdupOp final : public PendingOp {
   }
 
   int finish(MPI_Status* status) override {
-    status_empty(status);
-    if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = result_;
+    status_empty(status, result_);
     return result_;
   }
 

@@ -43,8 +43,7 @@ bool IcollOp::poll() { return done_.load(std::memory_order_acquire); }
 
 int IcollOp::finish(MPI_Status* status) {
   const int code = error_from_status(static_cast<Status>(first_error_.load()));
-  status_empty(status);
-  if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = code;
+  status_empty(status, code);
   return code;
 }
 

@@ -23,7 +23,10 @@ inline size_t status_bytes(const MPI_Status& st) {
          (size_t(static_cast<uint32_t>(st.count_hi_and_cancelled) >> 1) << 32);
 }
 
-// What a request on MPI_PROC_NULL, or a send, reports.
-inline void status_empty(MPI_Status* st) { status_set(st, MPI_PROC_NULL, MPI_ANY_TAG, 0, 0); }
+// What a request on MPI_PROC_NULL, or a send, reports (with `error`: an operation that
+// moves no message of its own, such as a nonblocking collective or Comm_idup).
+inline void status_empty(MPI_Status* st, int error = MPI_SUCCESS) {
+  status_set(st, MPI_PROC_NULL, MPI_ANY_TAG, 0, error);
+}
 
 }  // namespace torus::mpi
