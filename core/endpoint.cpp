@@ -109,10 +109,14 @@ void EndpointImpl::build_tables() {
   sync_table_ = proto::build_tag_table(infos, am_lane_, rma_lane_, cfg, proto::SendKind::Sync);
   alone_table_ =
       proto::build_tag_table(infos, am_lane_, rma_lane_, cfg, proto::SendKind::Alone);
-  explore_max_ = am.cost_epoch != 0 && am.caps.am_bcopy ? am.limits.max_eager : 0;
   eager_probe_ = {0, SIZE_MAX, proto::ProtoId::EagerBcopy, static_cast<uint8_t>(am_lane_), 0};
   alone_min_ = alone_max_ = 0;
   const size_t any_rndv = tag_table_.first_rndv(), alone_rndv = alone_table_.first_rndv();
+  // Explore only where the costs, not the transport's eager cap, chose a rendezvous for a
+  // message sent alone (shm: once its copies showed the cores far apart).
+  explore_max_ = am.limits.max_eager != 0 && alone_rndv <= am.limits.max_eager
+                     ? am.limits.max_eager
+                     : 0;
   if (alone_rndv != any_rndv) {  // sooner alone (rendezvous for latency) or later (shm's cap)
     alone_min_ = std::min(alone_rndv, any_rndv);
     alone_max_ = std::max(alone_rndv, any_rndv);
@@ -244,9 +248,9 @@ Status EndpointImpl::send_tag(const void* buf, size_t length, Tag tag, Request**
                                        ? alone_table_
                                        : tag_table_;
   const proto::ProtoRange* rp = &table.lookup(length);
-  // Where the AM lane measures its costs, one in kExploreEvery of the messages that a
-  // revision sent to rendezvous still goes eager: the measurement needs that traffic to see
-  // the costs fall again.
+  // Where the AM lane's costs (as revised by its measurements) send messages below its eager
+  // cap to rendezvous, one in kExploreEvery of them still goes eager: the measurement needs
+  // that traffic to see the costs fall again.
   if (__builtin_expect(length <= explore_max_ && !p.sync, 0) &&
       (rp->proto == proto::ProtoId::RndvGet || rp->proto == proto::ProtoId::RndvPut) &&
       ++explored_ % kExploreEvery == 0)

@@ -115,7 +115,7 @@ class EndpointImpl final : public Endpoint {
   const uint32_t* am_cost_epoch_ = &kNoEpoch;
   uint32_t built_epoch_ = 0;
   static constexpr uint32_t kExploreEvery = 64;
-  size_t explore_max_ = 0;  // 0 until the AM lane has revised its costs
+  size_t explore_max_ = 0;  // 0 unless the costs send messages below max_eager to rendezvous
   uint32_t explored_ = 0;
   proto::ProtoRange eager_probe_;
   uint64_t last_alone_polls_ = ~uint64_t{0};  // worker's progress_calls() at the last such send
