@@ -117,7 +117,7 @@ void EndpointImpl::build_tables() {
   explore_max_ = am.limits.max_eager != 0 && alone_rndv <= am.limits.max_eager
                      ? am.limits.max_eager
                      : 0;
-  if (alone_rndv != any_rndv) {  // sooner alone (rendezvous for latency) or later (shm's cap)
+  if (alone_rndv != any_rndv) {  // a rendezvous sooner alone: nothing else waits behind it
     alone_min_ = std::min(alone_rndv, any_rndv);
     alone_max_ = std::max(alone_rndv, any_rndv);
   }

@@ -88,10 +88,7 @@ double estimate_ns(ProtoId p, size_t size, const LaneInfo& am, const LaneInfo* r
       // Beyond the transport's eager limit a rendezvous goes instead, where one can: unless
       // the user chose the protocol or the threshold.
       const bool chosen = cfg.forced || cfg.rndv_thresh != UINT64_MAX - 1;
-      size_t cap = a.limits.max_eager;
-      if (kind != SendKind::Alone && a.limits.max_eager_stream != 0 &&
-          (cap == 0 || a.limits.max_eager_stream < cap))
-        cap = a.limits.max_eager_stream;
+      const size_t cap = a.limits.max_eager;
       if (!chosen && cap != 0 && size > cap && rma != nullptr &&
           (rma->attr->caps.get_zcopy || rma->attr->caps.put_zcopy))
         return -1;

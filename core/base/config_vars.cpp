@@ -68,8 +68,8 @@ constexpr VarDecl kVars[] = {
     // Protocol selection.
     {.name = "TORUS_RNDV_THRESH", .type = Type::Size, .default_value = "auto", .unit = "bytes",
      .doc = "message size from which the rendezvous protocol is used; auto = from the cost "
-            "model (shm: 24.8k among others; for a message sent alone 256k while the cores "
-            "share a cache, ~8k when its copies show them far apart)",
+            "model (shm: 256k while the cores share a cache; when a line between them "
+            "shows them far apart, ~8k for a message sent alone, ~10k among others)",
      .allow_auto = true},
     {.name = "TORUS_ZCOPY_THRESH", .type = Type::Size, .default_value = "auto", .unit = "bytes",
      .doc = "payload bytes from which an eager fragment is sent from the user's buffer on "

@@ -154,13 +154,6 @@ TEST_CASE("eager stops at the transport's max_eager where a rendezvous can go") 
     CHECK(t.first_rndv() == (256u << 10) + 1);
     CHECK(t.lookup(256 << 10).proto == ProtoId::EagerBcopy);
   }
-  // A lower cap for streams leaves messages sent alone eager further.
-  a.limits.max_eager_stream = 24800;
-  CHECK(build_tag_table(lanes, 0, 0, SelectorConfig{}, SendKind::Any).first_rndv() == 24801);
-  CHECK(build_tag_table(lanes, 0, 0, SelectorConfig{}, SendKind::Sync).first_rndv() == 24801);
-  CHECK(build_tag_table(lanes, 0, 0, SelectorConfig{}, SendKind::Alone).first_rndv() ==
-        (256u << 10) + 1);
-  a.limits.max_eager_stream = 0;
   // Without a rendezvous lane eager is all there is.
   const ProtoTable no_rma = build_tag_table(lanes, 0, -1, SelectorConfig{}, SendKind::Any);
   CHECK(no_rma.first_rndv() == SIZE_MAX);

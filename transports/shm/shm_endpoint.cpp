@@ -2,7 +2,6 @@
 // rkey check against the peer's region table, falling back to the bounce protocol.
 #include "transports/shm/shm_endpoint.h"
 
-#include <chrono>
 #include <cstring>
 
 #include "core/base/log.h"
@@ -49,17 +48,10 @@ Status ShmEndpoint::am_bcopy(tl::AmId id, tl::PackFn pack, void* arg) {
   FifoWriter::Slot slot;
   if (!fifo_.claim(slot)) return Status::NoResource;
   // The cell is claimed: it must be published whatever pack does, or the ring stalls.
-  size_t length;
-  // Timed only into an idle ring: while the consumer copies other cells out, both fight over
-  // the same caches and the copy says more of the stream than of the placement.
-  if (iface_.sample_copy() && fifo_.drained_before(slot)) [[unlikely]] {
-    const auto t0 = std::chrono::steady_clock::now();
-    length = pack(slot.seg, arg);
-    const auto ns = std::chrono::steady_clock::now() - t0;
-    iface_.copy_timed(length, std::chrono::duration_cast<std::chrono::nanoseconds>(ns).count());
-  } else {
-    length = pack(slot.seg, arg);
+  if (iface_.sample_placement()) [[unlikely]] {
+    if (const uint64_t ticks = fifo_.time_released_line()) iface_.line_timed(ticks);
   }
+  const size_t length = pack(slot.seg, arg);
   TORUS_ASSERT(length <= fifo_.seg_size());
   if (fifo_.publish(slot, id, kCellBcopy, static_cast<uint32_t>(length))) iface_.wake(*peer_);
   return Status::Ok;

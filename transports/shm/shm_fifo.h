@@ -35,6 +35,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "transports/shm/shm_placement.h"
 #include "transports/shm/shm_wire.h"
 
 namespace torus::shm {
@@ -95,10 +96,18 @@ class FifoWriter final {
     return false;
   }
 
-  // Whether the consumer had released every cell before `slot` (nothing of ours or anyone's
-  // left to copy out). Reads the consumer's line: for occasional use.
-  bool drained_before(const Slot& slot) const noexcept {
-    return released_->load(std::memory_order_relaxed) == slot.pos;
+  // Times one load of the consumer's `released` line (shm_placement.h). Returns the ticks
+  // when the consumer wrote it since this writer last read it (the line then came from the
+  // consumer's core), else 0: a line this core still holds says nothing of the path between
+  // the cores. Reads a line the consumer writes: for occasional use.
+  uint64_t time_released_line() noexcept {
+    const uint64_t t0 = line_clock_begin();
+    // Acquire, as claim() reads it: the value also refreshes the lower bound claim uses.
+    const uint32_t released = released_->load(std::memory_order_acquire);
+    const uint64_t t1 = line_clock_end();
+    const bool moved = released != released_seen_;
+    released_seen_ = released;
+    return moved && t1 > t0 ? t1 - t0 : 0;
   }
 
   // Publishes a claimed cell. Returns true when the consumer sleeps and this caller must send

@@ -62,18 +62,13 @@ tl::IfaceAttr make_attr(const Settings& s, const Geometry& geo, bool oversubscri
   a.limits.max_put = std::numeric_limits<size_t>::max();
   a.limits.seg_size = geo.seg_size;
   // One cache-line hand-off each way; bcopy pays a copy in and a copy out, on two cores at
-  // once: its bandwidth is CopyRate's for the placement measured (fast until measured).
-  a.am_cost = tl::Cost{100, 20, CopyRate::kFastBps, false};
+  // once: its bandwidth is Placement's for the class measured (near until measured).
+  a.am_cost = tl::Cost{100, 20, Placement::kNearBps, false};
   // A message above an eighth of the ring would crowd out the other senders to that peer.
   // With more processes than cores, CPU time is what the ranks share, and eager spends two
   // copies of it where a get spends one: 4 ranks on 2 cores, allreduce of 128 KiB (32-64 KiB
   // messages) took 82-95 us with a rendezvous from 12-48 KiB, 138-243 eager.
   a.limits.max_eager = oversubscribed ? size_t{32} << 10 : size_t{geo.fifo_size} * geo.seg_size / 8;
-  // In a stream the copies of a ring being drained at once do not show the placement
-  // (shm_copy_rate.h), and with the cores far apart eager streams collapse (bidirectional
-  // bandwidth at 64 KiB 3.7 GB/s against 14 by rendezvous; near, 20-27 against 10-15): until
-  // a stream can tell, it keeps the threshold the model gave before (24800 B).
-  a.limits.max_eager_stream = 24800;
   if (s.cma == CmaMode::No)
     a.rma_cost = tl::Cost{3000, 500, 6e9, false};  // two copies through the FIFO, target polls
   else {
@@ -383,13 +378,14 @@ unsigned ShmIface::run_deferred() {
   return n;
 }
 
-void ShmIface::copy_timed(size_t bytes, int64_t ns) noexcept {
-  if (!copy_rate_.record(bytes, static_cast<double>(ns))) return;
-  attr_.am_cost.bandwidth_Bps = copy_rate_.bandwidth_Bps();
+void ShmIface::line_timed(uint64_t ticks) noexcept {
+  if (!placement_.record_ticks(ticks)) return;
+  attr_.am_cost.bandwidth_Bps = placement_.bandwidth_Bps();
   ++attr_.cost_epoch;
-  TORUS_DEBUG("shm: eager copies at %.0f ns/KiB: the cores look %s, eager bandwidth %.0f GB/s",
-              copy_rate_.ns_per_kib(), copy_rate_.fast() ? "near" : "far",
-              copy_rate_.bandwidth_Bps() / 1e9);
+  TORUS_DEBUG("shm: %u of the last %u lines from the consumer's core took over %.0f ns: the "
+              "cores look %s, eager bandwidth %.0f GB/s",
+              placement_.slow_loads(), Placement::kWindow, Placement::kSlowNs,
+              placement_.near() ? "near" : "far", placement_.bandwidth_Bps() / 1e9);
 }
 
 }  // namespace torus::shm

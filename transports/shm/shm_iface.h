@@ -17,9 +17,9 @@
 #include "transports/shm/shm_bounce.h"
 #include "transports/shm/shm_cma.h"
 #include "transports/shm/shm_coop.h"
-#include "transports/shm/shm_copy_rate.h"
 #include "transports/shm/shm_fifo.h"
 #include "transports/shm/shm_peer.h"
+#include "transports/shm/shm_placement.h"
 #include "transports/shm/shm_region.h"
 #include "transports/shm/shm_segment.h"
 #include "transports/transport.h"
@@ -87,10 +87,10 @@ class ShmIface final : public tl::Iface {
   Result<Peer*> attach_peer(const std::string& name, pid_t pid);
   void defer_completion(tl::Completion* comp, Status status) { done_.emplace_back(comp, status); }
   void add_endpoint(ShmEndpoint* ep) { endpoints_.push_back(ep); }
-  // Eager copies into peers' rings, sampled (shm_copy_rate.h): a change of class revises
-  // am_cost and moves attributes().cost_epoch on.
-  bool sample_copy() noexcept { return copy_rate_.sample_next(); }
-  void copy_timed(size_t bytes, int64_t ns) noexcept;
+  // The cores' placement, sampled in eager sends (shm_placement.h): a change of class
+  // revises am_cost and moves attributes().cost_epoch on.
+  bool sample_placement() noexcept { return placement_.sample_next(); }
+  void line_timed(uint64_t ticks) noexcept;
   void remove_endpoint(ShmEndpoint* ep) noexcept;
 
  private:
@@ -128,7 +128,7 @@ class ShmIface final : public tl::Iface {
   RegionTable regions_;
   Bounce bounce_;
   Coop coop_;
-  CopyRate copy_rate_;
+  Placement placement_;
 
   std::map<std::string, std::unique_ptr<Peer>, std::less<>> peers_;
   std::vector<std::unique_ptr<Peer>> dead_peers_;  // still referenced by failed endpoints
