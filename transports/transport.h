@@ -47,8 +47,6 @@ struct Limits {
   // Largest message worth sending eagerly where a rendezvous lane exists (0: no limit): what
   // one message may take of a receive ring that other senders share.
   size_t max_eager = 0;
-  // The same for a message among others (a stream: SendKind::Any and Sync), when lower.
-  size_t max_eager_stream = 0;
 };
 
 // time(size) = overhead_ns + latency_ns + size / bandwidth_Bps.
