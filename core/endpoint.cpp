@@ -113,7 +113,7 @@ void EndpointImpl::build_tables() {
   alone_min_ = alone_max_ = 0;
   const size_t any_rndv = tag_table_.first_rndv(), alone_rndv = alone_table_.first_rndv();
   // Explore only where the costs, not the transport's eager cap, chose a rendezvous for a
-  // message sent alone (shm: once its copies showed the cores far apart).
+  // message sent alone (shm: once a line between its cores showed them far apart).
   explore_max_ = am.limits.max_eager != 0 && alone_rndv <= am.limits.max_eager
                      ? am.limits.max_eager
                      : 0;
