@@ -57,6 +57,11 @@ constexpr VarDecl kVars[] = {
     {.name = "TORUS_COLL_INFO", .type = Type::Bool, .default_value = "n", .unit = "",
      .doc = "rank 0 of a communicator prints each distinct collective algorithm choice "
             "(collective, algorithm, size, ranks) to stderr"},
+    {.name = "TORUS_OP_SIMD", .type = Type::Enum, .default_value = "auto", .unit = "",
+     .doc = "vector instructions of the predefined MPI reduction kernels (MPI_SUM...): auto = "
+            "AVX2 where the CPU has it, else the baseline build (SSE2 on x86-64); avx2 makes "
+            "MPI_Init fail on a CPU without it",
+     .choices = "auto|avx2|none"},
 
     // Progress.
     {.name = "TORUS_SPIN_TIME", .type = Type::Duration, .default_value = "auto",

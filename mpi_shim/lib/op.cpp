@@ -2,8 +2,14 @@
 // groups, extras included) and the kernels, one template per operation instantiated per C
 // type through a switch on the datatype, so each loop is a plain typed loop the compiler
 // vectorizes. MINLOC/MAXLOC live in op_loc.cpp, user ops in op_user.cpp.
+//
+// The library builds for baseline x86-64, whose vectors are SSE2's 128 bits; a second copy of
+// the kernels is compiled for AVX2 and chosen at run time where the CPU has it (measured on
+// this project's Zen 4 VMs: 1.2-1.3x on an in-cache float SUM from 64 KiB up, 1.7x at 8 KiB).
+// Element-wise ops give the same bits whatever the vector width.
 #include "mpi_shim/lib/op.h"
 
+#include <atomic>
 #include <cstdint>
 #include <type_traits>
 
@@ -129,7 +135,56 @@ void predefined_apply(MPI_Op op, MPI_Datatype type, const void* in, const void* 
   }
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TORUS_OP_AVX2 1
+// flatten inlines every kernel into this one function, so the loops are vectorized under its
+// target; the generic copy above stays as it is.
+[[gnu::target("avx2"), gnu::flatten]] void predefined_apply_avx2(MPI_Op op, MPI_Datatype type,
+                                                                 const void* in,
+                                                                 const void* inout, void* out,
+                                                                 size_t n) {
+  predefined_apply(op, type, in, inout, out, n);
+}
+#endif
+
+using Kernels = void (*)(MPI_Op, MPI_Datatype, const void*, const void*, void*, size_t);
+
+Kernels kernels_for(OpKernels k) {
+#ifdef TORUS_OP_AVX2
+  if (k == OpKernels::Avx2) return predefined_apply_avx2;
+#endif
+  (void)k;
+  return predefined_apply;
+}
+
+// Set before main and again by MPI_Init (TORUS_OP_SIMD); relaxed is enough, as MPI_Init
+// happens before the application's threads reduce anything.
+std::atomic<OpKernels> g_kernels{op_kernels_best()};
+
 }  // namespace
+
+bool op_kernels_available(OpKernels k) noexcept {
+  if (k == OpKernels::Generic) return true;
+#ifdef TORUS_OP_AVX2
+  // This may run from a static constructor, before libgcc's own has filled in the CPU model.
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2");
+#else
+  return false;
+#endif
+}
+
+OpKernels op_kernels_best() noexcept {
+  return op_kernels_available(OpKernels::Avx2) ? OpKernels::Avx2 : OpKernels::Generic;
+}
+
+bool op_set_kernels(OpKernels k) noexcept {
+  if (!op_kernels_available(k)) return false;
+  g_kernels.store(k, std::memory_order_relaxed);
+  return true;
+}
+
+OpKernels op_kernels() noexcept { return g_kernels.load(std::memory_order_relaxed); }
 
 int op_check(MPI_Op op, MPI_Datatype type) noexcept {
   // A predefined op on a derived type applies to the one basic type it is built from.
@@ -167,7 +222,7 @@ void op_apply(MPI_Op op, MPI_Datatype type, const void* in, const void* inout, v
   if (op == MPI_MINLOC || op == MPI_MAXLOC) {
     loc_apply(op == MPI_MAXLOC, type, in, inout, out, n);
   } else {
-    predefined_apply(op, type, in, inout, out, n);
+    kernels_for(op_kernels())(op, type, in, inout, out, n);
   }
 }
 

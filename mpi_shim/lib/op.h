@@ -33,6 +33,15 @@ bool op_commutative(MPI_Op op) noexcept;
 void op_apply(MPI_Op op, MPI_Datatype type, const void* in, const void* inout, void* out,
               size_t count, const TypeInfo* layout = nullptr) noexcept;
 
+// The predefined ops' kernels: the baseline build (SSE2 on x86-64) or a copy compiled for
+// AVX2. The best the CPU has is in use from the start; MPI_Init applies TORUS_OP_SIMD.
+enum class OpKernels { Generic, Avx2 };
+bool op_kernels_available(OpKernels k) noexcept;
+OpKernels op_kernels_best() noexcept;
+// false (and nothing changes) when the CPU lacks them.
+bool op_set_kernels(OpKernels k) noexcept;
+OpKernels op_kernels() noexcept;
+
 // What a predefined op computes on for `type`: the type itself when predefined, else the one
 // basic type a derived type is built from (MPI_DATATYPE_NULL when mixed or invalid), with
 // *per (when given) the basic elements per element. MPICH refuses predefined ops on derived

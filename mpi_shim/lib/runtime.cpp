@@ -8,10 +8,12 @@
 #include <cstdio>
 #include <string>
 
+#include "core/base/config.h"
 #include "core/base/log.h"
 #include "mpi_shim/include/mpi.h"
 #include "mpi_shim/lib/coll.h"
 #include "mpi_shim/lib/comm.h"
+#include "mpi_shim/lib/op.h"
 #include "mpi_shim/lib/tag_layout.h"
 #include "mpi_shim/lib/win.h"
 
@@ -72,6 +74,12 @@ int runtime_start(int thread_level) {
   auto ctx = Context::create(cp);
   if (!ctx) return setup_failed("torus context", ctx.error().message);
   rt->context = std::move(ctx.value());
+  const std::string& simd = rt->context->config().get_string("TORUS_OP_SIMD");
+  if (simd == "none") {
+    (void)op_set_kernels(OpKernels::Generic);
+  } else if (!op_set_kernels(simd == "avx2" ? OpKernels::Avx2 : op_kernels_best())) {
+    return setup_failed("TORUS_OP_SIMD", "avx2: this CPU has no AVX2 (accepted: auto|avx2|none)");
+  }
   WorkerParams wp;
   wp.thread_multi = thread_level == MPI_THREAD_MULTIPLE;
   auto worker = rt->context->create_worker(wp);

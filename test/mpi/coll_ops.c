@@ -4,7 +4,8 @@
  * Reduce_scatter_block, and for one type of each group also Reduce (in place too), Scan,
  * Exscan and Reduce_scatter; MINLOC/MAXLOC on the six pair types with ties (the lower index
  * wins); user ops, commutative and not (2x2 matrix products, whose value depends on the
- * order), at counts that reach every algorithm; Op_commutative, Op_free, Reduce_local; and
+ * order), at counts that reach every algorithm; Op_commutative, Op_free, Reduce_local (every
+ * predefined op and type at a length that runs the vector loops); and
  * MPI_ERR_OP for ops on types they do not apply to, under MPI_ERRORS_RETURN. */
 #include <stddef.h>
 #include <stdint.h>
@@ -203,6 +204,29 @@ static void predefined(void) {
       fill_values(t, op, out, total, rank);
       CHECK_MPI(MPI_Reduce_scatter(MPI_IN_PLACE, out, counts, t->type, op, MPI_COMM_WORLD));
       expect(t, op, out, counts[rank], before, 0, size - 1, "reduce_scatter in place");
+    }
+  }
+}
+
+/* Every predefined op and type through MPI_Reduce_local at a length whose vector loops run
+ * several times (the 1-byte types too, 32 to a 256-bit vector) and end in a tail, from an
+ * element-aligned start and from one element further. Ranks 0 and 1's values stand in for
+ * in and inout. */
+static void local_long(void) {
+  enum { kLong = 203 };
+  static _Alignas(32) char a[kLong * 16], b[kLong * 16];
+  for (int ti = 0; ti < kNumTypes; ++ti) {
+    const struct Type* t = &kTypes[ti];
+    for (int oi = 0; oi < kNumOps; ++oi) {
+      MPI_Op op = kOps[oi];
+      if (!op_applies(op, t->kind)) continue;
+      for (int skip = 0; skip < 2; ++skip) {
+        fill_values(t, op, a, kLong, 0);
+        fill_values(t, op, b, kLong, 1);
+        const size_t at = t->size * (size_t)skip;
+        CHECK_MPI(MPI_Reduce_local(a + at, b + at, kLong - skip, t->type, op));
+        expect(t, op, b + at, kLong - skip, skip, 0, 1, "reduce_local");
+      }
     }
   }
 }
@@ -481,6 +505,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   CHECK(size <= 64);
   predefined();
+  local_long();
   minloc_maxloc();
   user_ops();
   wrong_ops();
