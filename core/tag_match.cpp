@@ -13,15 +13,19 @@ Unexpected* UnexpectedPool::get() {
   }
   Unexpected* u = free_.back();
   free_.pop_back();
-  std::vector<std::byte> keep = std::move(u->data);
-  keep.clear();
+  PayloadBuffer keep = std::move(u->data);
+  if (keep.capacity() > kKeepBytes) large_kept_ -= keep.capacity();
   *u = Unexpected();
   u->data = std::move(keep);
   return u;
 }
 
 void UnexpectedPool::put(Unexpected* u) noexcept {
-  if (u->data.capacity() > kKeepBytes) std::vector<std::byte>().swap(u->data);
+  const size_t cap = u->data.capacity();
+  if (cap > kKeepBytes) {
+    if (large_kept_ + cap <= kKeepLargeBytes) large_kept_ += cap;
+    else u->data.release();
+  }
   free_.push_back(u);
 }
 

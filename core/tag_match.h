@@ -18,6 +18,30 @@ inline bool tag_matches(Tag msg_tag, Tag want, Tag mask) noexcept {
   return ((msg_tag ^ want) & mask) == 0;
 }
 
+// The payload of an unexpected eager message: storage of at least the message's length whose
+// bytes are left as they are (the payload is copied in at once, so zeroing it, as a vector's
+// resize does, would be a second pass over it, and over fresh pages a page fault each).
+class PayloadBuffer {
+ public:
+  // Room for n bytes; the contents are unspecified afterwards.
+  void reserve_discard(size_t n) {
+    if (n <= capacity_) return;
+    bytes_.reset();  // the old block goes before the new one is taken
+    bytes_.reset(new std::byte[n]);
+    capacity_ = n;
+  }
+  void release() noexcept {
+    bytes_.reset();
+    capacity_ = 0;
+  }
+  std::byte* data() noexcept { return bytes_.get(); }
+  size_t capacity() const noexcept { return capacity_; }
+
+ private:
+  std::unique_ptr<std::byte[]> bytes_;
+  size_t capacity_ = 0;
+};
+
 // A message that arrived before its receive was posted. As a Message it is the handle that
 // tag_probe_remove gives out.
 struct Unexpected final : Message {
@@ -28,7 +52,7 @@ struct Unexpected final : Message {
   uint64_t sreq_id = 0;        // sync eager: ack on match (0 = none); Rts: sender's request
   size_t total_length = 0;
   size_t received = 0;         // eager: bytes arrived so far (fragments)
-  std::vector<std::byte> data; // eager payload (grows to total_length)
+  PayloadBuffer data;          // eager payload: total_length bytes, `received` of them in
   proto::RtsHdr rts{};         // Rts
   std::vector<std::byte> rkey; // Rts
   bool taken = false;          // off the queue, held by a tag_probe_remove caller
@@ -63,17 +87,25 @@ class IntrusiveList {
   size_t size_ = 0;
 };
 
-// Owns every Unexpected; recycled objects keep their payload buffer (up to kKeepBytes), so
-// after warm-up an unexpected eager message costs no allocation.
+// Owns every Unexpected; recycled objects keep their payload buffer, so after warm-up an
+// unexpected eager message costs no allocation. Buffers up to kKeepBytes are always kept;
+// larger ones (shm's eager goes to 256 KiB, and collectives' segments arrive unexpected
+// whenever the peer is a step ahead) while the free objects hold at most kKeepLargeBytes of
+// them: a burst of large messages leaves no more than that behind.
 class UnexpectedPool {
  public:
+  static constexpr size_t kKeepBytes = 64 * 1024;
+  static constexpr size_t kKeepLargeBytes = 4 * 1024 * 1024;
+
   Unexpected* get();
   void put(Unexpected* u) noexcept;
+  // Bytes of buffers over kKeepBytes held by free objects.
+  size_t large_bytes_kept() const noexcept { return large_kept_; }
 
  private:
-  static constexpr size_t kKeepBytes = 64 * 1024;
   std::vector<std::unique_ptr<Unexpected>> all_;
   std::vector<Unexpected*> free_;
+  size_t large_kept_ = 0;
 };
 
 // Does not own the queued messages (the pool does).

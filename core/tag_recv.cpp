@@ -129,7 +129,7 @@ void WorkerImpl::on_eager(const std::byte* payload, size_t len, Tag tag, uint64_
   u->sender_uid = sender;
   u->sreq_id = sreq;
   u->total_length = u->received = len;
-  u->data.resize(len);
+  u->data.reserve_discard(len);
   if (len) copy_bytes(u->data.data(), payload, len);
   matcher_.add_unexpected(u);
 }
@@ -154,7 +154,7 @@ void WorkerImpl::on_eager_first(const proto::EagerFirstHdr& h, const std::byte* 
     u->sreq_id = h.sreq_id;
     u->total_length = h.total_length;
     u->received = len;
-    u->data.resize(h.total_length);
+    u->data.reserve_discard(h.total_length);
     if (len) copy_bytes(u->data.data(), payload, len);
     matcher_.add_unexpected(u);
     if (len == h.total_length) return;

@@ -59,22 +59,48 @@ TEST_CASE("unexpected messages keep arrival order and probe does not consume") {
   CHECK(m.unexpected_count() == 1);
 }
 
-TEST_CASE("the unexpected pool recycles objects and small payload buffers") {
+TEST_CASE("the unexpected pool recycles objects and payload buffers") {
   UnexpectedPool pool;
   Unexpected* a = pool.get();
   a->tag = 99;
-  a->data.assign(1000, std::byte{1});
+  a->data.reserve_discard(1000);
   const std::byte* buf = a->data.data();
   pool.put(a);
   Unexpected* b = pool.get();
   CHECK(b == a);
   CHECK(b->tag == 0);  // fields reset
-  CHECK(b->data.empty());
-  b->data.assign(1000, std::byte{2});
+  CHECK(b->data.capacity() == 1000);
+  b->data.reserve_discard(1000);
   CHECK(b->data.data() == buf);  // same allocation reused
-  b->data.assign(1 << 20, std::byte{3});
-  pool.put(b);  // large buffers are not kept
-  CHECK(pool.get()->data.capacity() == 0);
+  b->data.reserve_discard(256 * 1024);  // grows
+  CHECK(b->data.capacity() == 256 * 1024);
+  pool.put(b);  // a large buffer is kept within the budget
+  CHECK(pool.large_bytes_kept() == 256 * 1024);
+  Unexpected* c = pool.get();
+  CHECK(c->data.capacity() == 256 * 1024);
+  CHECK(pool.large_bytes_kept() == 0);  // held by a live message, not the free list
+  pool.put(c);
+}
+
+TEST_CASE("the unexpected pool keeps large buffers only up to its budget") {
+  UnexpectedPool pool;
+  constexpr size_t kBig = 1024 * 1024;
+  constexpr size_t n = UnexpectedPool::kKeepLargeBytes / kBig + 2;
+  std::vector<Unexpected*> live;
+  for (size_t i = 0; i < n; ++i) {
+    live.push_back(pool.get());
+    live.back()->data.reserve_discard(kBig);
+  }
+  for (Unexpected* u : live) pool.put(u);
+  CHECK(pool.large_bytes_kept() == UnexpectedPool::kKeepLargeBytes);
+  size_t kept = 0;
+  for (size_t i = 0; i < n; ++i) kept += pool.get()->data.capacity() == kBig ? 1 : 0;
+  CHECK(kept == UnexpectedPool::kKeepLargeBytes / kBig);
+  // Small buffers do not count against the budget.
+  Unexpected* s = pool.get();
+  s->data.reserve_discard(UnexpectedPool::kKeepBytes);
+  pool.put(s);
+  CHECK(pool.large_bytes_kept() == 0);
 }
 
 TEST_CASE("unpost removes only posted receives") {
