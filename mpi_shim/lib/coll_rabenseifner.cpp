@@ -18,15 +18,20 @@ namespace {
 // Retraces the halving levels backwards: at each, swap the range held with the partner's
 // sibling range, so that every participant ends with all blocks in `work`.
 Status doubling_allgather(const CollContext& cc, const Fold& f, const size_t* off,
-                          std::byte* work, const std::vector<std::pair<int, int>>& levels) {
+                          std::byte* work, const std::vector<std::pair<int, int>>& levels,
+                          size_t seg) {
   int lo = halving_block(f.newrank, f.pof2), hi = lo + 1;
   for (int level = int(levels.size()) - 1; level >= 0; --level) {
     const auto [plo, phi] = levels[size_t(level)];
     const int mid = (plo + phi) / 2;
     const int other_lo = lo == plo ? mid : plo, other_hi = lo == plo ? phi : mid;
     const int peer = f.rank_of(f.newrank ^ (1 << level));
-    Status s = cc.sendrecv(peer, work + off[lo], off[hi] - off[lo], peer, work + off[other_lo],
-                           off[other_hi] - off[other_lo], kDoublingPhase + level);
+    // In segments, as the halving and the ring: one message of the whole range would wait
+    // for all of it, where segments overlap their transfers (and on shm stay eager while
+    // the cores are near).
+    Status s = stream_exchange(cc, kDoublingPhase + level, peer, work + off[lo],
+                               off[hi] - off[lo], peer, work + off[other_lo],
+                               off[other_hi] - off[other_lo], seg, [](size_t, size_t) {});
     if (is_error(s)) return s;
     lo = plo;
     hi = phi;
@@ -60,7 +65,7 @@ Status allreduce_rabenseifner(Comm& c, const void* sbuf, void* rbuf, size_t coun
   std::vector<std::pair<int, int>> levels;
   Status s = halve(cc, f, off.data(), mine, work, tmp, op, type, commutative, &levels);
   if (is_error(s)) return s;
-  s = doubling_allgather(cc, f, off.data(), work, levels);
+  s = doubling_allgather(cc, f, off.data(), work, levels, segment_bytes(esize));
   if (is_error(s)) return s;
   if (r < 2 * f.rem) return cc.send(r - 1, kFinalPhase, rbuf, bytes);
   return Status::Ok;
