@@ -9,6 +9,21 @@
 #include "transports/shm/shm_region.h"
 
 namespace torus::shm {
+namespace {
+
+// Bytes [from, to) of header followed by payload, to the same offsets of dst.
+void copy_span_range(std::byte* dst, std::span<const std::byte> header,
+                     std::span<const std::byte> payload, size_t from, size_t to) {
+  const size_t h = header.size();
+  if (from < h) {
+    const size_t end = to < h ? to : h;
+    std::memcpy(dst + from, header.data() + from, end - from);
+    from = end;
+  }
+  if (from < to) std::memcpy(dst + from, payload.data() + (from - h), to - from);
+}
+
+}  // namespace
 
 ShmEndpoint::ShmEndpoint(ShmIface& iface, Peer& peer)
     : iface_(iface), peer_(&peer), fifo_(peer.fifo),
@@ -33,9 +48,11 @@ Status ShmEndpoint::am_short(tl::AmId id, std::span<const std::byte> header,
     return Status::InvalidParam;
   FifoWriter::Slot slot;
   if (!fifo_.claim(slot)) return Status::NoResource;
+  // The bytes past line 0 first, then line 0's and the sequence word together: the consumer
+  // polls line 0, and every store into it while it polls costs the line a round trip.
   std::byte* dst = slot.cell->data;
-  if (!header.empty()) std::memcpy(dst, header.data(), header.size());
-  if (!payload.empty()) std::memcpy(dst + header.size(), payload.data(), payload.size());
+  if (length > kLine0Inline) copy_span_range(dst, header, payload, kLine0Inline, length);
+  copy_span_range(dst, header, payload, 0, length < kLine0Inline ? length : kLine0Inline);
   if (fifo_.publish(slot, id, 0, static_cast<uint32_t>(length))) iface_.wake(*peer_);
   return Status::Ok;
 }

@@ -23,6 +23,7 @@ inline constexpr size_t kPage = 4096;
 inline constexpr size_t kCellSize = 256;
 inline constexpr size_t kCellHeader = 16;
 inline constexpr size_t kMaxInline = kCellSize - kCellHeader;  // am_short limit: 240 bytes
+inline constexpr size_t kLine0Inline = kCacheLine - kCellHeader;  // inline bytes in line 0: 48
 
 enum : uint8_t {
   kCellBcopy = 1,     // payload is in the cell's eager segment, not inline
