@@ -1023,6 +1023,141 @@ TORUS_MPI_FN(int, Allgather_c, (const void* sendbuf, MPI_Count sendcount,
 TORUS_MPI_FN(int, Alltoall_c, (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                                void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                                MPI_Comm comm))
+TORUS_MPI_FN(int, Scan_c, (const void* sendbuf, void* recvbuf, MPI_Count count,
+                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+TORUS_MPI_FN(int, Exscan_c, (const void* sendbuf, void* recvbuf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+TORUS_MPI_FN(int, Reduce_scatter_block_c, (const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+TORUS_MPI_FN(int, Reduce_local_c, (const void* inbuf, void* inoutbuf, MPI_Count count,
+                                   MPI_Datatype datatype, MPI_Op op))
+TORUS_MPI_FN(int, Iallreduce_c, (const void* sendbuf, void* recvbuf, MPI_Count count,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                 MPI_Request* request))
+TORUS_MPI_FN(int, Ibcast_c, (void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                             MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Ireduce_c, (const void* sendbuf, void* recvbuf, MPI_Count count,
+                              MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                              MPI_Request* request))
+TORUS_MPI_FN(int, Iscan_c, (const void* sendbuf, void* recvbuf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Iexscan_c, (const void* sendbuf, void* recvbuf, MPI_Count count,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                              MPI_Request* request))
+TORUS_MPI_FN(int, Ireduce_scatter_block_c, (const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                            MPI_Request* request))
+TORUS_MPI_FN(int, Igather_c, (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                              MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Iscatter_c, (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                               MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Iallgather_c, (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                 void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                 MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Ialltoall_c, (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Neighbor_allgather_c, (const void* sendbuf, MPI_Count sendcount,
+                                         MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                                         MPI_Datatype recvtype, MPI_Comm comm))
+TORUS_MPI_FN(int, Neighbor_alltoall_c, (const void* sendbuf, MPI_Count sendcount,
+                                        MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                                        MPI_Datatype recvtype, MPI_Comm comm))
+TORUS_MPI_FN(int, Ineighbor_allgather_c, (const void* sendbuf, MPI_Count sendcount,
+                                          MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                                          MPI_Datatype recvtype, MPI_Comm comm,
+                                          MPI_Request* request))
+TORUS_MPI_FN(int, Ineighbor_alltoall_c, (const void* sendbuf, MPI_Count sendcount,
+                                         MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                                         MPI_Datatype recvtype, MPI_Comm comm,
+                                         MPI_Request* request))
+TORUS_MPI_FN(int, Bcast_init_c, (void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                                 MPI_Comm comm, MPI_Info info, MPI_Request* request))
+TORUS_MPI_FN(int, Reduce_init_c, (const void* sendbuf, void* recvbuf, MPI_Count count,
+                                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                                  MPI_Info info, MPI_Request* request))
+TORUS_MPI_FN(int, Allreduce_init_c, (const void* sendbuf, void* recvbuf, MPI_Count count,
+                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                     MPI_Request* request))
+TORUS_MPI_FN(int, Scan_init_c, (const void* sendbuf, void* recvbuf, MPI_Count count,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                MPI_Request* request))
+TORUS_MPI_FN(int, Exscan_init_c, (const void* sendbuf, void* recvbuf, MPI_Count count,
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request* request))
+TORUS_MPI_FN(int, Reduce_scatter_block_init_c, (const void* sendbuf, void* recvbuf,
+                                                MPI_Count recvcount, MPI_Datatype datatype,
+                                                MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                                MPI_Request* request))
+TORUS_MPI_FN(int, Gather_init_c, (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                  void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                  int root, MPI_Comm comm, MPI_Info info, MPI_Request* request))
+TORUS_MPI_FN(int, Scatter_init_c, (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                   void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                   int root, MPI_Comm comm, MPI_Info info, MPI_Request* request))
+TORUS_MPI_FN(int, Allgather_init_c, (const void* sendbuf, MPI_Count sendcount,
+                                     MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                     MPI_Request* request))
+TORUS_MPI_FN(int, Alltoall_init_c, (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                    void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                    MPI_Comm comm, MPI_Info info, MPI_Request* request))
+TORUS_MPI_FN(int, Neighbor_allgather_init_c, (const void* sendbuf, MPI_Count sendcount,
+                                              MPI_Datatype sendtype, void* recvbuf,
+                                              MPI_Count recvcount, MPI_Datatype recvtype,
+                                              MPI_Comm comm, MPI_Info info, MPI_Request* request))
+TORUS_MPI_FN(int, Neighbor_alltoall_init_c, (const void* sendbuf, MPI_Count sendcount,
+                                             MPI_Datatype sendtype, void* recvbuf,
+                                             MPI_Count recvcount, MPI_Datatype recvtype,
+                                             MPI_Comm comm, MPI_Info info, MPI_Request* request))
+TORUS_MPI_FN(int, Bsend_init_c, (const void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                                 int tag, MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Ssend_init_c, (const void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                                 int tag, MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Rsend_init_c, (const void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                                 int tag, MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Isendrecv_c, (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                int dest, int sendtag, void* recvbuf, MPI_Count recvcount,
+                                MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                                MPI_Request* request))
+TORUS_MPI_FN(int, Isendrecv_replace_c, (void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                                        int sendtag, int source, int recvtag, MPI_Comm comm,
+                                        MPI_Request* request))
+TORUS_MPI_FN(int, Put_c, (const void* origin_addr, MPI_Count origin_count,
+                          MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                          MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win))
+TORUS_MPI_FN(int, Get_c, (void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                          int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                          MPI_Datatype target_datatype, MPI_Win win))
+TORUS_MPI_FN(int, Accumulate_c, (const void* origin_addr, MPI_Count origin_count,
+                                 MPI_Datatype origin_datatype, int target_rank,
+                                 MPI_Aint target_disp, MPI_Count target_count,
+                                 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+TORUS_MPI_FN(int, Get_accumulate_c, (const void* origin_addr, MPI_Count origin_count,
+                                     MPI_Datatype origin_datatype, void* result_addr,
+                                     MPI_Count result_count, MPI_Datatype result_datatype,
+                                     int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+TORUS_MPI_FN(int, Rput_c, (const void* origin_addr, MPI_Count origin_count,
+                           MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                           MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+                           MPI_Request* request))
+TORUS_MPI_FN(int, Rget_c, (void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                           int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                           MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request))
+TORUS_MPI_FN(int, Raccumulate_c, (const void* origin_addr, MPI_Count origin_count,
+                                  MPI_Datatype origin_datatype, int target_rank,
+                                  MPI_Aint target_disp, MPI_Count target_count,
+                                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                                  MPI_Request* request))
+TORUS_MPI_FN(int, Rget_accumulate_c, (const void* origin_addr, MPI_Count origin_count,
+                                      MPI_Datatype origin_datatype, void* result_addr,
+                                      MPI_Count result_count, MPI_Datatype result_datatype,
+                                      int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                                      MPI_Request* request))
 
 #include "mpio.h"
 

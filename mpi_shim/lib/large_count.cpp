@@ -119,6 +119,43 @@ int PMPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Da
               PMPI_Allreduce(sendbuf, recvbuf, big.count(), big.type(), op, comm))
 }
 
+// The remaining point-to-point calls, each count converted on its own.
+int PMPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request* request) {
+  BigCount a;
+  if (int e = a.init(count, datatype)) return comm_error(comm, e, "MPI_Bsend_init_c");
+  return PMPI_Bsend_init(buf, a.count(), a.type(), dest, tag, comm, request);
+}
+int PMPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request* request) {
+  BigCount a;
+  if (int e = a.init(count, datatype)) return comm_error(comm, e, "MPI_Ssend_init_c");
+  return PMPI_Ssend_init(buf, a.count(), a.type(), dest, tag, comm, request);
+}
+int PMPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request* request) {
+  BigCount a;
+  if (int e = a.init(count, datatype)) return comm_error(comm, e, "MPI_Rsend_init_c");
+  return PMPI_Rsend_init(buf, a.count(), a.type(), dest, tag, comm, request);
+}
+int PMPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                     int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                     int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
+  BigCount a, b;
+  if (int e = a.init(sendcount, sendtype)) return comm_error(comm, e, "MPI_Isendrecv_c");
+  if (int e = b.init(recvcount, recvtype)) return comm_error(comm, e, "MPI_Isendrecv_c");
+  return PMPI_Isendrecv(sendbuf, a.count(), a.type(), dest, sendtag, recvbuf, b.count(), b.type(),
+                        source, recvtag, comm, request);
+}
+int PMPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                             int sendtag, int source, int recvtag, MPI_Comm comm,
+                             MPI_Request* request) {
+  BigCount a;
+  if (int e = a.init(count, datatype)) return comm_error(comm, e, "MPI_Isendrecv_replace_c");
+  return PMPI_Isendrecv_replace(buf, a.count(), a.type(), dest, sendtag, source, recvtag, comm,
+                                request);
+}
+
 #undef TORUS_LARGE
 
 // Two counts: the send side's and the receive side's, each converted on its own.
@@ -226,5 +263,10 @@ TORUS_MPI_ALIAS(MPI_Gather_c)
 TORUS_MPI_ALIAS(MPI_Scatter_c)
 TORUS_MPI_ALIAS(MPI_Allgather_c)
 TORUS_MPI_ALIAS(MPI_Alltoall_c)
+TORUS_MPI_ALIAS(MPI_Bsend_init_c)
+TORUS_MPI_ALIAS(MPI_Ssend_init_c)
+TORUS_MPI_ALIAS(MPI_Rsend_init_c)
+TORUS_MPI_ALIAS(MPI_Isendrecv_c)
+TORUS_MPI_ALIAS(MPI_Isendrecv_replace_c)
 
 }  // extern "C"
