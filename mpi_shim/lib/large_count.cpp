@@ -12,12 +12,6 @@
 
 using namespace torus::mpi;
 
-namespace {
-
-int comm_error(MPI_Comm comm, int e, const char* fn) { return raise_error(comm_get(comm), e, fn); }
-
-}  // namespace
-
 // One count: the int call with the converted (count, type) in place of (COUNT, TYPE).
 #define TORUS_LARGE(fn, comm, count, type, call) \
   BigCount big;                                   \

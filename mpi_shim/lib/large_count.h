@@ -6,12 +6,19 @@
 #include <climits>
 
 #include "mpi_shim/include/mpi.h"
+#include "mpi_shim/lib/comm.h"
 #include "mpi_shim/lib/datatype.h"
+#include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/pmpi.h"
 
 namespace torus::mpi {
 
 constexpr MPI_Count kChunk = MPI_Count{1} << 30;
+
+// A conversion's error class `e`, raised by `fn` through the communicator's handler.
+inline int comm_error(MPI_Comm comm, int e, const char* fn) {
+  return raise_error(comm_get(comm), e, fn);
+}
 
 // `count` elements of `type` as (count(), type()) for an int call; owns the type it made.
 class BigCount {

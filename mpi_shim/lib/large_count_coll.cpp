@@ -10,12 +10,6 @@
 
 using namespace torus::mpi;
 
-namespace {
-
-int comm_error(MPI_Comm comm, int e, const char* fn) { return raise_error(comm_get(comm), e, fn); }
-
-}  // namespace
-
 extern "C" {
 
 int PMPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,

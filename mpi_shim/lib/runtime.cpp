@@ -75,11 +75,11 @@ int runtime_start(int thread_level) {
   if (!ctx) return setup_failed("torus context", ctx.error().message);
   rt->context = std::move(ctx.value());
   const std::string& simd = rt->context->config().get_string("TORUS_OP_SIMD");
-  if (simd == "none") {
-    (void)op_set_kernels(OpKernels::Generic);
-  } else if (!op_set_kernels(simd == "avx2" ? OpKernels::Avx2 : op_kernels_best())) {
+  const OpKernels kernels = simd == "none"   ? OpKernels::Generic
+                            : simd == "avx2" ? OpKernels::Avx2
+                                             : op_kernels_best();
+  if (!op_set_kernels(kernels))
     return setup_failed("TORUS_OP_SIMD", "avx2: this CPU has no AVX2 (accepted: auto|avx2|none)");
-  }
   WorkerParams wp;
   wp.thread_multi = thread_level == MPI_THREAD_MULTIPLE;
   auto worker = rt->context->create_worker(wp);
