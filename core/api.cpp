@@ -153,6 +153,7 @@ Status Worker::wait(std::chrono::nanoseconds timeout) { return impl_->w->wait(ti
 Status Worker::wait_request(Request* req, std::chrono::nanoseconds timeout) {
   return impl_->w->wait_request(torus::impl(req), timeout);
 }
+std::chrono::nanoseconds Worker::spin_time() const noexcept { return impl_->w->spin_time(); }
 int Worker::event_fd() const noexcept { return impl_->w->event_fd(); }
 Status Worker::arm() {
   ApiGuard g(impl_->w.get());

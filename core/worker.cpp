@@ -47,17 +47,25 @@ Status WorkerImpl::open_ifaces(const WorkerParams& params) {
     sel_cfg_.forced = proto::proto_from_name(forced, &sel_cfg_.forced_proto);
   }
   proto_info_ = cfg.get_bool("TORUS_PROTO_INFO");
-  double spin = cfg.get_duration("TORUS_SPIN_TIME");
-  if (spin == config::kDurationAuto) {
-    // Polling beats sleeping only while the peer can run on another core.
-    spin = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 50e-6 : 2e-6;
-  } else if (spin == config::kDurationInf) {
-    spin = 1e9;
-  }
-  spin_time_ = std::chrono::nanoseconds(static_cast<int64_t>(spin * 1e9));
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   yield_when_idle_ = ctx_->expected_local_peers >= 0 && cpus > 0 &&
                      ctx_->expected_local_peers + 1 > cpus;
+  double spin = cfg.get_duration("TORUS_SPIN_TIME");
+  if (spin == config::kDurationAuto) {
+    // Polling beats sleeping only while the peer can run on another core.
+    spin = cpus > 1 ? 50e-6 : 2e-6;
+  } else if (spin == config::kDurationInf) {
+    spin = 1e9;
+  }
+  double spin_max = cfg.get_duration("TORUS_SPIN_MAX");
+  if (spin_max == config::kDurationAuto) {
+    // With more processes than cores the answer needs this very core: sleep, do not spin.
+    spin_max = cpus > 1 && !yield_when_idle_ ? 1e-3 : spin;
+  } else if (spin_max == config::kDurationInf) {
+    spin_max = 1e9;
+  }
+  spin_.configure(std::chrono::nanoseconds(static_cast<int64_t>(spin * 1e9)),
+                  std::chrono::nanoseconds(static_cast<int64_t>(spin_max * 1e9)));
 
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd_ < 0) {
@@ -180,6 +188,7 @@ Status WorkerImpl::wait_request(RequestImpl* req, std::chrono::nanoseconds timeo
   bool started = false;
   const bool bounded = timeout != std::chrono::nanoseconds::max();
   unsigned polls = 0;
+  bool outlasted = false;
   while (!req->done) {
     unsigned events;
     if (multi_) {
@@ -200,16 +209,18 @@ Status WorkerImpl::wait_request(RequestImpl* req, std::chrono::nanoseconds timeo
     }
     auto elapsed = now - start;
     if (bounded && elapsed >= timeout) return Status::Timeout;
-    if (elapsed < spin_time_) {
+    if (elapsed < spin_.current()) {
       if ((polls & 1023) == 0) sched_yield();
       continue;
     }
+    outlasted = true;
     auto left = bounded ? timeout - std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed)
                         : std::chrono::nanoseconds(std::chrono::milliseconds(100));
     if (left > std::chrono::milliseconds(100)) left = std::chrono::milliseconds(100);
     // A timed-out sleep just loops: the request's own deadline is checked above.
     if (Status s = wait(left); s == Status::IoError) return s;
   }
+  if (outlasted) spin_.outlasted(Clock::now() - start);
   return req->status;
 }
 

@@ -12,6 +12,7 @@
 
 #include "core/api/torus.hpp"
 #include "core/request.h"
+#include "core/spin_policy.h"
 #include "core/tag_match.h"
 #include "protocols/selector.h"
 #include "transports/transport.h"
@@ -73,6 +74,7 @@ class WorkerImpl {
   uint64_t progress_calls() const noexcept { return progress_calls_; }
   Status wait(std::chrono::nanoseconds timeout);
   Status wait_request(RequestImpl* req, std::chrono::nanoseconds timeout);
+  std::chrono::nanoseconds spin_time() const noexcept { return spin_.current(); }
   int event_fd() const noexcept { return epoll_fd_; }
   Status arm();
 
@@ -145,7 +147,7 @@ class WorkerImpl {
   proto::SelectorConfig sel_cfg_;
   size_t zcopy_thresh_ = 8192;
   bool proto_info_ = false;
-  std::chrono::nanoseconds spin_time_{0};
+  SpinPolicy spin_;
   // More local processes than CPUs: an idle poll hands the CPU on (sched_yield), because
   // the peer it waits for may need that very CPU to answer.
   bool yield_when_idle_ = false;

@@ -176,10 +176,14 @@ class Worker {
   unsigned progress();
   // Sleeps until an interface has an event or the timeout passes (Ok or Timeout).
   Status wait(std::chrono::nanoseconds timeout = std::chrono::nanoseconds::max());
-  // Progresses until req completes: spins for TORUS_SPIN_TIME, then sleeps between events.
+  // Progresses until req completes: spins for spin_time(), then sleeps between events.
   // Returns the request's status (the request is not released) or Timeout.
   Status wait_request(Request* req,
                       std::chrono::nanoseconds timeout = std::chrono::nanoseconds::max());
+  // How long a blocking wait polls now before it sleeps: TORUS_SPIN_TIME, lengthened up to
+  // TORUS_SPIN_MAX after waits that slept and still ended soon (core/spin_policy.h). A
+  // caller's own wait loop uses it to spin as long as wait_request would.
+  std::chrono::nanoseconds spin_time() const noexcept;
   // A file descriptor for an external event loop: readable when progress() has work.
   // Call arm() before sleeping on it: Ok means safe to sleep, NoResource means progress now.
   int event_fd() const noexcept;

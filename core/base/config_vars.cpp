@@ -69,6 +69,14 @@ constexpr VarDecl kVars[] = {
      .doc = "how long a blocking call polls before it sleeps on the event fd; auto adapts to "
             "the number of cores",
      .allow_auto = true},
+    {.name = "TORUS_SPIN_MAX", .type = Type::Duration, .default_value = "auto",
+     .unit = "seconds",
+     .doc = "longest spin a blocking call adapts to: a wait that slept and still ended soon "
+            "after doubles the next spin (up to this), so two processes answering each other "
+            "do not pay a wake-up per message when wake-ups are slow; a wait longer than this "
+            "halves it again; auto = 1ms on a multi-core machine with no more local processes "
+            "than cores, else TORUS_SPIN_TIME; set it to TORUS_SPIN_TIME for a fixed spin",
+     .allow_auto = true},
 
     // Protocol selection.
     {.name = "TORUS_RNDV_THRESH", .type = Type::Size, .default_value = "auto", .unit = "bytes",

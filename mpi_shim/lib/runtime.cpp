@@ -166,12 +166,11 @@ Status wait_all(std::vector<Request*>& reqs) {
 }
 
 void progress_or_sleep(std::chrono::steady_clock::time_point since) {
-  // The same spin budget as torus's own wait_request (TORUS_SPIN_TIME's automatic value).
-  constexpr auto kSpin = std::chrono::microseconds(50);
   Worker& w = *g_runtime->worker;
   if (w.progress() != 0) return;
   if (g_runtime->oversubscribed) sched_yield();  // the peer we wait for may need this CPU
-  if (std::chrono::steady_clock::now() - since > kSpin) (void)w.wait(std::chrono::milliseconds(1));
+  if (std::chrono::steady_clock::now() - since > w.spin_time())
+    (void)w.wait(std::chrono::milliseconds(1));
 }
 
 }  // namespace torus::mpi

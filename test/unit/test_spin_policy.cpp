@@ -1,0 +1,107 @@
+// The adaptive spin of blocking waits: the policy's arithmetic, and a worker's wait feeding it.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+#include "core/api/torus.hpp"
+#include "core/spin_policy.h"
+
+using namespace std::chrono_literals;
+using torus::core::SpinPolicy;
+
+TEST_CASE("spin policy: a short wait that slept doubles past it, a long one halves") {
+  SpinPolicy p;
+  p.configure(50us, 1ms);
+  CHECK(p.current() == 50us);
+  p.outlasted(80us);  // slept, and the answer came soon after: cover twice that next time
+  CHECK(p.current() == 160us);
+  p.outlasted(60us);  // shorter than what the spin covers already: keep it
+  CHECK(p.current() == 160us);
+  p.outlasted(700us);  // twice would pass the bound
+  CHECK(p.current() == 1ms);
+  p.outlasted(5ms);  // a peer busy elsewhere: back towards the base
+  CHECK(p.current() == 500us);
+  for (int i = 0; i < 10; ++i) p.outlasted(2s);
+  CHECK(p.current() == 50us);
+}
+
+TEST_CASE("spin policy: a bound at the base keeps the spin fixed") {
+  SpinPolicy p;
+  p.configure(20us, 20us);
+  p.outlasted(15us);
+  CHECK(p.current() == 20us);
+  p.outlasted(1s);
+  CHECK(p.current() == 20us);
+  p.configure(20us, 5us);  // a bound below the base is the base
+  CHECK(p.max() == 20us);
+  p.outlasted(10us);
+  CHECK(p.current() == 20us);
+}
+
+namespace {
+
+struct Pair {
+  explicit Pair(const char* max) {
+    setenv("TORUS_SPIN_TIME", "10us", 1);
+    setenv("TORUS_SPIN_MAX", max, 1);
+    auto c = torus::Context::create();
+    unsetenv("TORUS_SPIN_TIME");
+    unsetenv("TORUS_SPIN_MAX");
+    REQUIRE(c.ok());
+    ctx = std::move(c.value());
+    auto wa = ctx->create_worker();
+    auto wb = ctx->create_worker();
+    REQUIRE(wa.ok());
+    REQUIRE(wb.ok());
+    a = std::move(wa.value());
+    b = std::move(wb.value());
+    auto e = a->connect(b->address());
+    REQUIRE(e.ok());
+    ep = e.value();
+  }
+  // b waits for a message that a sends `delay` later, from another thread.
+  void wait_for_late_message(std::chrono::milliseconds delay) {
+    std::vector<char> s(64, 'x'), r(64);
+    torus::Request* rreq = nullptr;
+    REQUIRE(b->tag_recv(r.data(), r.size(), 7, torus::kTagMaskFull, &rreq) ==
+            torus::Status::InProgress);
+    std::thread sender([&] {
+      std::this_thread::sleep_for(delay);
+      torus::Request* sreq = nullptr;
+      const torus::Status st = ep->tag_send(s.data(), s.size(), 7, &sreq);
+      if (st == torus::Status::InProgress) {
+        (void)a->wait_request(sreq, std::chrono::seconds(10));
+        sreq->release();
+      }
+    });
+    CHECK(b->wait_request(rreq, std::chrono::seconds(10)) == torus::Status::Ok);
+    rreq->release();
+    sender.join();
+    CHECK(r == s);
+  }
+  std::unique_ptr<torus::Context> ctx;
+  std::unique_ptr<torus::Worker> a, b;
+  torus::Endpoint* ep = nullptr;
+};
+
+}  // namespace
+
+TEST_CASE("spin policy: a worker's wait that slept lengthens its next spin") {
+  Pair p("60ms");
+  CHECK(p.b->spin_time() == 10us);
+  p.wait_for_late_message(3ms);
+  const auto grown = p.b->spin_time();
+  CHECK(grown >= 6ms);  // twice the wait, which lasted at least the sender's delay
+  CHECK(grown <= 60ms);
+  p.wait_for_late_message(80ms);  // longer than the bound: the peer was busy, spin less
+  CHECK(p.b->spin_time() <= grown / 2);
+}
+
+TEST_CASE("spin policy: TORUS_SPIN_MAX equal to TORUS_SPIN_TIME keeps the spin fixed") {
+  Pair p("10us");
+  p.wait_for_late_message(3ms);
+  CHECK(p.b->spin_time() == 10us);
+}
