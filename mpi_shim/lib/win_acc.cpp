@@ -104,9 +104,63 @@ int accumulate_now(Win& w, const AccArgs& a, MPI_Datatype basic, size_t bytes,
   return apply_blocks(target, a.op, basic, data, nullptr, blocks);
 }
 
+// One contiguous run of a predefined type at a target this process maps, with nobody to
+// wait for it afterwards: checked and applied here, with no block list, view or op object.
+// Counters, histogram bins and lock words (Fetch_and_op, Compare_and_swap, a one-element
+// Accumulate) are what one-sided programs issue most, and the general path's bookkeeping
+// costs more than the op. False leaves the call, and any error it has, to that path.
+bool apply_mapped_run(Win& w, const AccArgs& a, int* err) {
+  const int r = a.rank;
+  if (r < 0 || r >= w.size || w.flavor == MPI_WIN_FLAVOR_DYNAMIC) return false;
+  std::byte* const base = w.local[size_t(r)];
+  std::atomic<uint32_t>* const acc_lock = w.acc_lock[size_t(r)];
+  if (!base || !acc_lock || a.tcount <= 0 || a.disp < 0) return false;
+  const TypeInfo* t = type_info(a.ttype);
+  // Dense only: a pair type's padding (MPI_SHORT_INT) makes count * size not the run.
+  if (!t || t->predefined != a.ttype || t->size == 0 || !t->contiguous) return false;
+  if (a.op != MPI_NO_OP && (a.otype != a.ttype || a.ocount != a.tcount)) return false;
+  if (a.kind != RmaAm::Acc && (a.rtype != a.ttype || a.rcount != a.tcount)) return false;
+  std::byte old[32];  // Compare_and_swap's types are at most 16 bytes
+  if (a.kind == RmaAm::Cas) {
+    if (a.tcount != 1 || t->size > sizeof old) return false;
+  } else if ((a.kind == RmaAm::Acc && a.op == MPI_NO_OP) || !rma_op_valid(a.op, a.ttype)) {
+    return false;
+  }
+  const WinPeer& p = w.peers[size_t(r)];
+  MPI_Aint at = 0, bytes = 0;
+  if (__builtin_mul_overflow(a.disp, MPI_Aint(p.disp_unit), &at) ||
+      __builtin_mul_overflow(MPI_Aint(a.tcount), MPI_Aint(t->size), &bytes) ||
+      uint64_t(at) > p.size || uint64_t(bytes) > p.size - uint64_t(at))
+    return false;
+  std::byte* const target = base + at;
+  const auto addrs = reinterpret_cast<uintptr_t>(target) | reinterpret_cast<uintptr_t>(a.origin) |
+                     reinterpret_cast<uintptr_t>(a.result);
+  if ((addrs & uintptr_t(t->align - 1)) != 0) return false;  // the kernels load whole elements
+
+  RmaLock lock(rma_mutex());
+  if (!win_can_access(w, r)) return false;
+  AccLockGuard guard(acc_lock);
+  const size_t n = size_t(bytes);
+  if (a.kind == RmaAm::Cas) {
+    std::memcpy(old, target, n);
+    if (std::memcmp(old, a.compare, n) == 0) std::memcpy(target, a.origin, n);
+    std::memcpy(a.result, old, n);
+  } else {
+    if (a.kind == RmaAm::GetAcc) std::memcpy(a.result, target, n);
+    if (a.op == MPI_REPLACE) {
+      std::memcpy(target, a.origin, n);
+    } else if (a.op != MPI_NO_OP) {
+      op_apply(a.op, a.ttype, a.origin, target, target, size_t(a.tcount));
+    }
+  }
+  *err = MPI_SUCCESS;
+  return true;
+}
+
 // Starts the op; *out (when given) gets it for a request to wait on.
 int start(Win& w, const AccArgs& a, RmaOpRef* out) {
   if (a.ocount < 0 || a.rcount < 0) return MPI_ERR_COUNT;
+  if (int e = MPI_SUCCESS; !out && apply_mapped_run(w, a, &e)) return e;
   std::unique_lock lock(rma_mutex());
   thread_local std::vector<RmaBlock> blocks;  // reused: no allocation per call
   size_t bytes = 0;
