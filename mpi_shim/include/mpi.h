@@ -149,6 +149,9 @@ typedef struct MPI_Status {
 /* User reductions (MPI_Op_create): inoutvec[i] = invec[i] op inoutvec[i] for *len elements,
  * invec holding the lower ranks' contribution. */
 typedef void(MPI_User_function)(void* invec, void* inoutvec, int* len, MPI_Datatype* datatype);
+/* The same with an MPI_Count length (MPI_Op_create_c). */
+typedef void(MPI_User_function_c)(void* invec, void* inoutvec, MPI_Count* len,
+                                  MPI_Datatype* datatype);
 
 /* Error handlers. */
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
@@ -1158,6 +1161,152 @@ TORUS_MPI_FN(int, Rget_accumulate_c, (const void* origin_addr, MPI_Count origin_
                                       int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                                       MPI_Request* request))
+/* The vector collectives' large-count forms: a count or displacement beyond an int travels
+ * in a derived type of its own, through the w-form or the int call's algorithm. */
+TORUS_MPI_FN(int, Allgatherv_c, (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                 void* recvbuf, const MPI_Count recvcounts[],
+                                 const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm))
+TORUS_MPI_FN(int, Gatherv_c, (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void* recvbuf, const MPI_Count recvcounts[],
+                              const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                              MPI_Comm comm))
+TORUS_MPI_FN(int, Scatterv_c, (const void* sendbuf, const MPI_Count sendcounts[],
+                               const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf,
+                               MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                               MPI_Comm comm))
+TORUS_MPI_FN(int, Alltoallv_c, (const void* sendbuf, const MPI_Count sendcounts[],
+                                const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                MPI_Datatype recvtype, MPI_Comm comm))
+TORUS_MPI_FN(int, Alltoallw_c, (const void* sendbuf, const MPI_Count sendcounts[],
+                                const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                void* recvbuf, const MPI_Count recvcounts[],
+                                const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                MPI_Comm comm))
+TORUS_MPI_FN(int, Reduce_scatter_c, (const void* sendbuf, void* recvbuf,
+                                     const MPI_Count recvcounts[], MPI_Datatype datatype,
+                                     MPI_Op op, MPI_Comm comm))
+TORUS_MPI_FN(int, Iallgatherv_c, (const void* sendbuf, MPI_Count sendcount,
+                                  MPI_Datatype sendtype, void* recvbuf,
+                                  const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Igatherv_c, (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, const MPI_Count recvcounts[],
+                               const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                               MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Iscatterv_c, (const void* sendbuf, const MPI_Count sendcounts[],
+                                const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf,
+                                MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                                MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Ialltoallv_c, (const void* sendbuf, const MPI_Count sendcounts[],
+                                 const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                 const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Ialltoallw_c, (const void* sendbuf, const MPI_Count sendcounts[],
+                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                 void* recvbuf, const MPI_Count recvcounts[],
+                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                 MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Ireduce_scatter_c, (const void* sendbuf, void* recvbuf,
+                                      const MPI_Count recvcounts[], MPI_Datatype datatype,
+                                      MPI_Op op, MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Allgatherv_init_c, (const void* sendbuf, MPI_Count sendcount,
+                                      MPI_Datatype sendtype, void* recvbuf,
+                                      const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                      MPI_Request* request))
+TORUS_MPI_FN(int, Gatherv_init_c, (const void* sendbuf, MPI_Count sendcount,
+                                   MPI_Datatype sendtype, void* recvbuf,
+                                   const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request* request))
+TORUS_MPI_FN(int, Scatterv_init_c, (const void* sendbuf, const MPI_Count sendcounts[],
+                                    const MPI_Aint displs[], MPI_Datatype sendtype,
+                                    void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                    int root, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request* request))
+TORUS_MPI_FN(int, Alltoallv_init_c, (const void* sendbuf, const MPI_Count sendcounts[],
+                                     const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                                     void* recvbuf, const MPI_Count recvcounts[],
+                                     const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                                     MPI_Comm comm, MPI_Info info, MPI_Request* request))
+TORUS_MPI_FN(int, Alltoallw_init_c, (const void* sendbuf, const MPI_Count sendcounts[],
+                                     const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                     void* recvbuf, const MPI_Count recvcounts[],
+                                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                     MPI_Comm comm, MPI_Info info, MPI_Request* request))
+TORUS_MPI_FN(int, Reduce_scatter_init_c, (const void* sendbuf, void* recvbuf,
+                                          const MPI_Count recvcounts[], MPI_Datatype datatype,
+                                          MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                          MPI_Request* request))
+TORUS_MPI_FN(int, Neighbor_allgatherv_c, (const void* sendbuf, MPI_Count sendcount,
+                                          MPI_Datatype sendtype, void* recvbuf,
+                                          const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                          MPI_Datatype recvtype, MPI_Comm comm))
+TORUS_MPI_FN(int, Neighbor_alltoallv_c, (const void* sendbuf, const MPI_Count sendcounts[],
+                                         const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                                         void* recvbuf, const MPI_Count recvcounts[],
+                                         const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                                         MPI_Comm comm))
+TORUS_MPI_FN(int, Neighbor_alltoallw_c, (const void* sendbuf, const MPI_Count sendcounts[],
+                                         const MPI_Aint sdispls[],
+                                         const MPI_Datatype sendtypes[], void* recvbuf,
+                                         const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                         const MPI_Datatype recvtypes[], MPI_Comm comm))
+TORUS_MPI_FN(int, Ineighbor_allgatherv_c, (const void* sendbuf, MPI_Count sendcount,
+                                           MPI_Datatype sendtype, void* recvbuf,
+                                           const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                           MPI_Datatype recvtype, MPI_Comm comm,
+                                           MPI_Request* request))
+TORUS_MPI_FN(int, Ineighbor_alltoallv_c, (const void* sendbuf, const MPI_Count sendcounts[],
+                                          const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                                          void* recvbuf, const MPI_Count recvcounts[],
+                                          const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                                          MPI_Comm comm, MPI_Request* request))
+TORUS_MPI_FN(int, Ineighbor_alltoallw_c, (const void* sendbuf, const MPI_Count sendcounts[],
+                                          const MPI_Aint sdispls[],
+                                          const MPI_Datatype sendtypes[], void* recvbuf,
+                                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                          const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                          MPI_Request* request))
+TORUS_MPI_FN(int, Neighbor_allgatherv_init_c, (const void* sendbuf, MPI_Count sendcount,
+                                               MPI_Datatype sendtype, void* recvbuf,
+                                               const MPI_Count recvcounts[],
+                                               const MPI_Aint displs[], MPI_Datatype recvtype,
+                                               MPI_Comm comm, MPI_Info info,
+                                               MPI_Request* request))
+TORUS_MPI_FN(int, Neighbor_alltoallv_init_c, (const void* sendbuf, const MPI_Count sendcounts[],
+                                              const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                                              void* recvbuf, const MPI_Count recvcounts[],
+                                              const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                                              MPI_Comm comm, MPI_Info info,
+                                              MPI_Request* request))
+TORUS_MPI_FN(int, Neighbor_alltoallw_init_c, (const void* sendbuf, const MPI_Count sendcounts[],
+                                              const MPI_Aint sdispls[],
+                                              const MPI_Datatype sendtypes[], void* recvbuf,
+                                              const MPI_Count recvcounts[],
+                                              const MPI_Aint rdispls[],
+                                              const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                              MPI_Info info, MPI_Request* request))
+/* Packing, user ops and the attached buffer with MPI_Count sizes. */
+TORUS_MPI_FN(int, Pack_c, (const void* inbuf, MPI_Count incount, MPI_Datatype datatype,
+                           void* outbuf, MPI_Count outsize, MPI_Count* position, MPI_Comm comm))
+TORUS_MPI_FN(int, Unpack_c, (const void* inbuf, MPI_Count insize, MPI_Count* position,
+                             void* outbuf, MPI_Count outcount, MPI_Datatype datatype,
+                             MPI_Comm comm))
+TORUS_MPI_FN(int, Pack_size_c, (MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm,
+                                MPI_Count* size))
+TORUS_MPI_FN(int, Pack_external_c, (const char* datarep, const void* inbuf, MPI_Count incount,
+                                    MPI_Datatype datatype, void* outbuf, MPI_Count outsize,
+                                    MPI_Count* position))
+TORUS_MPI_FN(int, Unpack_external_c, (const char datarep[], const void* inbuf,
+                                      MPI_Count insize, MPI_Count* position, void* outbuf,
+                                      MPI_Count outcount, MPI_Datatype datatype))
+TORUS_MPI_FN(int, Pack_external_size_c, (const char* datarep, MPI_Count incount,
+                                         MPI_Datatype datatype, MPI_Count* size))
+TORUS_MPI_FN(int, Op_create_c, (MPI_User_function_c* user_fn, int commute, MPI_Op* op))
+TORUS_MPI_FN(int, Buffer_attach_c, (void* buffer, MPI_Count size))
+TORUS_MPI_FN(int, Buffer_detach_c, (void* buffer_addr, MPI_Count* size))
 
 #include "mpio.h"
 
