@@ -202,7 +202,7 @@ END {
   print "## Transport level: torus_perf against ucx_perftest"
   print ""
   print "Tagged messages between two processes. Latency: ping-pong, the median one-way time of" \
-        " the iterations of a run. Bandwidth: windows of non-blocking sends and an ack, total bytes" \
+        " the iterations of a run. Bandwidth: windows of non-blocking sends, an ack each (torus_perf keeps two windows in flight), total bytes" \
         " / total time. Both tools get the same iteration and warm-up counts at each size (the" \
         " bytes of a size's run bounded, so large sizes run fewer); ucx_perftest runs the sweep as" \
         " one batch, torus_perf one server and client pair per group of sizes with the same count." \
