@@ -8,6 +8,7 @@
 
 #include "core/api/torus.hpp"
 #include "core/spin_policy.h"
+#include "test/unit/two_workers.h"
 
 using namespace std::chrono_literals;
 using torus::core::SpinPolicy;
@@ -43,25 +44,9 @@ TEST_CASE("spin policy: a bound at the base keeps the spin fixed") {
 
 namespace {
 
-struct Pair {
-  explicit Pair(const char* max) {
-    setenv("TORUS_SPIN_TIME", "10us", 1);
-    setenv("TORUS_SPIN_MAX", max, 1);
-    auto c = torus::Context::create();
-    unsetenv("TORUS_SPIN_TIME");
-    unsetenv("TORUS_SPIN_MAX");
-    REQUIRE(c.ok());
-    ctx = std::move(c.value());
-    auto wa = ctx->create_worker();
-    auto wb = ctx->create_worker();
-    REQUIRE(wa.ok());
-    REQUIRE(wb.ok());
-    a = std::move(wa.value());
-    b = std::move(wb.value());
-    auto e = a->connect(b->address());
-    REQUIRE(e.ok());
-    ep = e.value();
-  }
+struct Pair : torus::test::TwoWorkers {
+  explicit Pair(const char* max)
+      : TwoWorkers({{"TORUS_SPIN_TIME", "10us"}, {"TORUS_SPIN_MAX", max}}) {}
   // b waits for a message that a sends `delay` later, from another thread.
   void wait_for_late_message(std::chrono::milliseconds delay) {
     std::vector<char> s(64, 'x'), r(64);
@@ -82,9 +67,6 @@ struct Pair {
     sender.join();
     CHECK(r == s);
   }
-  std::unique_ptr<torus::Context> ctx;
-  std::unique_ptr<torus::Worker> a, b;
-  torus::Endpoint* ep = nullptr;
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/api/torus.hpp"
+#include "test/unit/two_workers.h"
 
 using namespace torus;
 
@@ -124,33 +125,12 @@ TEST_CASE("a taken message truncates like a receive: BufferTooSmall, full length
   }
 }
 
-namespace {
-
-// Two workers of one process over shm (by default with eager fragments only, so a large
-// message is still arriving when it is taken).
-struct FragmentPair {
-  explicit FragmentPair(const char* var = "TORUS_PROTO", const char* value = "eager_bcopy") {
-    setenv(var, value, 1);
-    auto c = Context::create();
-    unsetenv(var);
-    REQUIRE(c.ok());
-    ctx = std::move(c.value());
-    auto wa = ctx->create_worker();
-    auto wb = ctx->create_worker();
-    REQUIRE(wa.ok());
-    REQUIRE(wb.ok());
-    a = std::move(wa.value());
-    b = std::move(wb.value());
-    auto e = a->connect(b->address());
-    REQUIRE(e.ok());
-    ep = e.value();
-  }
-  std::unique_ptr<Context> ctx;
-  std::unique_ptr<Worker> a, b;
-  Endpoint* ep = nullptr;
+// Two workers of one process over shm, by default with eager fragments only, so a large
+// message is still arriving when it is taken.
+struct FragmentPair : torus::test::TwoWorkers {
+  FragmentPair() : TwoWorkers({{"TORUS_PROTO", "eager_bcopy"}}) {}
+  FragmentPair(const char* var, const char* value) : TwoWorkers({{var, value}}) {}
 };
-
-}  // namespace
 
 TEST_CASE("a message taken while its fragments arrive is completed by the later ones") {
   FragmentPair p;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/api/torus.hpp"
+#include "test/unit/two_workers.h"
 
 using namespace torus;
 
@@ -32,29 +33,7 @@ void roundtrip(Worker& w, Endpoint* ep, size_t n, Tag tag) {
   CHECK(s == r);
 }
 
-// Two workers of one process (they reach each other over shm), with one variable set while
-// the context reads its configuration; a sends to b through ep.
-struct TwoWorkers {
-  TwoWorkers(const char* var, const char* value) {
-    setenv(var, value, 1);
-    auto c = Context::create();
-    unsetenv(var);
-    REQUIRE(c.ok());
-    ctx = std::move(c.value());
-    auto wa = ctx->create_worker();
-    auto wb = ctx->create_worker();
-    REQUIRE(wa.ok());
-    REQUIRE(wb.ok());
-    a = std::move(wa.value());
-    b = std::move(wb.value());
-    auto e = a->connect(b->address());
-    REQUIRE(e.ok());
-    ep = e.value();
-  }
-  std::unique_ptr<Context> ctx;
-  std::unique_ptr<Worker> a, b;
-  Endpoint* ep = nullptr;
-};
+using torus::test::TwoWorkers;
 
 }  // namespace
 
@@ -72,7 +51,7 @@ TEST_CASE("a worker sends to itself over self at every protocol") {
 }
 
 TEST_CASE("two workers of one process over shm, thread mode multi") {
-  TwoWorkers w("TORUS_THREAD_MODE", "multi");
+  TwoWorkers w({{"TORUS_THREAD_MODE", "multi"}});
   auto& a = w.a;
   auto& b = w.b;
   auto& ep = w.ep;
@@ -115,7 +94,7 @@ TEST_CASE("two workers of one process over shm, thread mode multi") {
 }
 
 TEST_CASE("a worker destroyed while reassembling an unexpected message frees it once") {
-  TwoWorkers w("TORUS_PROTO", "eager_bcopy");
+  TwoWorkers w({{"TORUS_PROTO", "eager_bcopy"}});
   auto& a = w.a;
   auto& b = w.b;
   auto& ep = w.ep;
@@ -137,7 +116,7 @@ TEST_CASE("a worker destroyed while reassembling an unexpected message frees it 
 TEST_CASE("a receive posted against an unexpected RTS reads on progress, not while posting") {
   // Posting must return at once: a program that posts its receives and then its sends would
   // otherwise leave its peer idle for the whole copy (the two directions taking turns).
-  TwoWorkers w("TORUS_SHM_COOP_THRESH", "0");
+  TwoWorkers w({{"TORUS_SHM_COOP_THRESH", "0"}});
   constexpr size_t kN = 1 << 20;
   std::vector<std::byte> s(kN), r(kN, std::byte{0});
   for (size_t i = 0; i < kN; ++i) s[i] = static_cast<std::byte>(i * 7 + 3);
