@@ -154,6 +154,9 @@ Status Worker::wait_request(Request* req, std::chrono::nanoseconds timeout) {
   return impl_->w->wait_request(torus::impl(req), timeout);
 }
 std::chrono::nanoseconds Worker::spin_time() const noexcept { return impl_->w->spin_time(); }
+void Worker::note_outlasted_wait(std::chrono::nanoseconds elapsed) noexcept {
+  impl_->w->note_outlasted_wait(elapsed);
+}
 int Worker::event_fd() const noexcept { return impl_->w->event_fd(); }
 Status Worker::arm() {
   ApiGuard g(impl_->w.get());

@@ -75,6 +75,7 @@ class WorkerImpl {
   Status wait(std::chrono::nanoseconds timeout);
   Status wait_request(RequestImpl* req, std::chrono::nanoseconds timeout);
   std::chrono::nanoseconds spin_time() const noexcept { return spin_.current(); }
+  void note_outlasted_wait(std::chrono::nanoseconds elapsed) noexcept { spin_.outlasted(elapsed); }
   int event_fd() const noexcept { return epoll_fd_; }
   Status arm();
 

@@ -184,6 +184,10 @@ class Worker {
   // TORUS_SPIN_MAX after waits that slept and still ended soon (core/spin_policy.h). A
   // caller's own wait loop uses it to spin as long as wait_request would.
   std::chrono::nanoseconds spin_time() const noexcept;
+  // For a caller's own wait loop (polling, then wait()): a wait that polled for spin_time(),
+  // went on to sleep and ended `elapsed` after it began, so the spin adapts as for
+  // wait_request.
+  void note_outlasted_wait(std::chrono::nanoseconds elapsed) noexcept;
   // A file descriptor for an external event loop: readable when progress() has work.
   // Call arm() before sleeping on it: Ok means safe to sleep, NoResource means progress now.
   int event_fd() const noexcept;

@@ -145,12 +145,12 @@ int PMPI_Buffer_detach(void* buffer_addr, int* size) {
     *size = 0;
     return MPI_SUCCESS;
   }
-  const auto since = std::chrono::steady_clock::now();
+  PolledWait wait;
   for (;;) {
     reap_locked();
     if (g_buffer.in_flight.empty()) break;
     lock.unlock();
-    progress_or_sleep(since);
+    wait.step();
     lock.lock();
   }
   *static_cast<void**>(buffer_addr) = g_buffer.base;

@@ -129,10 +129,10 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_St
   bool proc_null = false;
   if (int e = probe_args(c, source, tag, message, status, &proc_null, "MPI_Mprobe")) return e;
   if (proc_null) return MPI_SUCCESS;
-  const auto since = std::chrono::steady_clock::now();
+  PolledWait wait;
   RecvInfo info;
   Message* msg;
-  while ((msg = probe_remove(*c, source, tag, &info)) == nullptr) progress_or_sleep(since);
+  while ((msg = probe_remove(*c, source, tag, &info)) == nullptr) wait.step();
   *message = message_add(msg, comm);
   status_from_recv(status, info, MPI_SUCCESS);
   return MPI_SUCCESS;

@@ -86,8 +86,8 @@ int run(Comm* c, std::unique_ptr<Neighbor> n, int err, MPI_Request* request, con
     *request = request_create_op(std::move(op), error_scope(*c));
     return MPI_SUCCESS;
   }
-  const auto since = std::chrono::steady_clock::now();
-  while (!op->poll()) progress_or_sleep(since);
+  PolledWait wait;
+  while (!op->poll()) wait.step();
   return check(c, op->finish(MPI_STATUS_IGNORE), fn);
 }
 

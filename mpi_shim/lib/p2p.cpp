@@ -285,9 +285,9 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
     status_empty(status);
     return MPI_SUCCESS;
   }
-  const auto since = std::chrono::steady_clock::now();
+  PolledWait wait;
   RecvInfo info;
-  while (!probe_once(*c, source, tag, &info)) progress_or_sleep(since);
+  while (!probe_once(*c, source, tag, &info)) wait.step();
   status_from_recv(status, info, MPI_SUCCESS);
   return MPI_SUCCESS;
 }

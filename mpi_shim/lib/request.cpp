@@ -150,8 +150,8 @@ bool slot_done(Slot* s) {
 
 void slot_wait(Slot* s) {
   if (s->op) {
-    const auto since = std::chrono::steady_clock::now();
-    while (!s->op->poll()) progress_or_sleep(since);
+    PolledWait wait;
+    while (!s->op->poll()) wait.step();
   } else if (s->req) {
     (void)wait_for(s->req);  // the outcome is read from the request by slot_settle
   }
@@ -276,7 +276,7 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
 }
 
 int PMPI_Waitany(int count, MPI_Request* requests, int* index, MPI_Status* status) {
-  const auto since = std::chrono::steady_clock::now();
+  PolledWait wait;
   for (;;) {
     bool any_active = false;
     for (int i = 0; i < count; ++i) {
@@ -296,7 +296,7 @@ int PMPI_Waitany(int count, MPI_Request* requests, int* index, MPI_Status* statu
       status_empty(status);
       return MPI_SUCCESS;
     }
-    progress_or_sleep(since);
+    wait.step();
   }
 }
 

@@ -63,7 +63,7 @@ extern "C" {
 int PMPI_Waitsome(int incount, MPI_Request* requests, int* outcount, int* indices,
                   MPI_Status* statuses) {
   if (int e = check_args(incount, outcount, "MPI_Waitsome")) return e;
-  const auto since = std::chrono::steady_clock::now();
+  PolledWait wait;
   for (;;) {
     int code = MPI_SUCCESS;
     if (!complete_finished(incount, requests, outcount, indices, statuses, &code,
@@ -72,7 +72,7 @@ int PMPI_Waitsome(int incount, MPI_Request* requests, int* outcount, int* indice
       return MPI_SUCCESS;
     }
     if (*outcount > 0 || code != MPI_SUCCESS) return code;
-    progress_or_sleep(since);
+    wait.step();
   }
 }
 

@@ -165,12 +165,19 @@ Status wait_all(std::vector<Request*>& reqs) {
   return first;
 }
 
-void progress_or_sleep(std::chrono::steady_clock::time_point since) {
+void PolledWait::step() {
   Worker& w = *g_runtime->worker;
   if (w.progress() != 0) return;
   if (g_runtime->oversubscribed) sched_yield();  // the peer we wait for may need this CPU
-  if (std::chrono::steady_clock::now() - since > w.spin_time())
+  if (std::chrono::steady_clock::now() - since_ > w.spin_time()) {
+    slept_ = true;
     (void)w.wait(std::chrono::milliseconds(1));
+  }
+}
+
+PolledWait::~PolledWait() {
+  if (slept_ && g_runtime)
+    g_runtime->worker->note_outlasted_wait(std::chrono::steady_clock::now() - since_);
 }
 
 }  // namespace torus::mpi

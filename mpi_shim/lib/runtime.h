@@ -58,9 +58,22 @@ bool peer_failed(int world_rank) noexcept;
 Status wait_for(Request* req);
 // Waits for and releases every request (null entries skipped); returns the first error.
 Status wait_all(std::vector<Request*>& reqs);
-// One step of a wait on a condition the caller polls (Probe, Waitany): progresses the
-// worker, and once `since` is more than the spin time ago, sleeps until an event (at most
-// 1 ms, so a condition that no event announces is still seen).
-void progress_or_sleep(std::chrono::steady_clock::time_point since);
+// A wait on a condition the caller polls (Probe, Waitany, a nonblocking collective's Wait):
+// each step() progresses the worker, and once the wait is older than the worker's spin,
+// sleeps until an event (at most 1 ms, so a condition that no event announces is still
+// seen). A wait that slept reports its length when it ends, so the spin adapts as it does
+// for the worker's own waits (core/spin_policy.h).
+class PolledWait {
+ public:
+  PolledWait() noexcept : since_(std::chrono::steady_clock::now()) {}
+  PolledWait(const PolledWait&) = delete;
+  PolledWait& operator=(const PolledWait&) = delete;
+  ~PolledWait();
+  void step();
+
+ private:
+  std::chrono::steady_clock::time_point since_;
+  bool slept_ = false;
+};
 
 }  // namespace torus::mpi

@@ -26,6 +26,7 @@
 #include "core/api/torus.hpp"
 #include "mpi_shim/include/mpi.h"
 #include "mpi_shim/lib/errors.h"
+#include "mpi_shim/lib/runtime.h"
 #include "mpi_shim/lib/type_view.h"
 
 namespace torus::mpi {
@@ -193,15 +194,17 @@ bool win_can_access(const Win& w, int r) noexcept;
 // Progresses until every operation to target r (-1: all targets) is complete; returns the
 // first error among them. Called with rma_mutex held; releases it while progressing.
 int win_flush(Win& w, int r, RmaLock& lock);
-// One step of a wait that began at `since`: releases the lock, progresses (or sleeps once
-// the spin time is over), takes the lock back.
-void win_wait_step(RmaLock& lock, std::chrono::steady_clock::time_point since);
+// One step of `wait`: releases the lock, progresses (or sleeps once the spin time is over),
+// takes the lock back.
+void win_wait_step(RmaLock& lock, PolledWait& wait);
+// Progresses once with the lock released (a test, which never sleeps).
+void win_progress_step(RmaLock& lock);
 // Progresses until pred() holds (called with the lock held; released while progressing).
 template <class Pred>
 void win_wait_until(RmaLock& lock, Pred pred) {
   if (pred()) return;  // most flushes: no clock read (30-70 ns in a VM)
-  const auto since = std::chrono::steady_clock::now();
-  while (!pred()) win_wait_step(lock, since);
+  PolledWait wait;
+  while (!pred()) win_wait_step(lock, wait);
 }
 
 // Applying accumulates (win_apply.cpp). The accumulate lock: spins (yielding) until it is

@@ -155,7 +155,7 @@ int PMPI_Win_test(MPI_Win win, int* flag) {
   if (!flag) return raise_win(w, MPI_ERR_ARG, fn);
   std::unique_lock lock(rma_mutex());
   if (!w->posted) return raise_win(w, MPI_ERR_RMA_SYNC, fn);
-  win_wait_step(lock, std::chrono::steady_clock::now());
+  win_progress_step(lock);
   *flag = all_arrived(w->completes_from, w->post_group);
   if (*flag) {
     consume(w->completes_from, w->post_group);

@@ -185,7 +185,7 @@ int PMPI_Win_sync(MPI_Win win) {
   if (!w) return err;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   std::unique_lock lock(rma_mutex());
-  win_wait_step(lock, std::chrono::steady_clock::now());
+  win_progress_step(lock);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   return MPI_SUCCESS;
 }

@@ -150,10 +150,15 @@ bool win_can_access(const Win& w, int r) noexcept {
                           w.start_group.end();
 }
 
-void win_wait_step(RmaLock& lock,
-                   std::chrono::steady_clock::time_point since) {
+void win_progress_step(RmaLock& lock) {
   lock.unlock();
-  progress_or_sleep(since);
+  runtime()->worker->progress();
+  lock.lock();
+}
+
+void win_wait_step(RmaLock& lock, PolledWait& wait) {
+  lock.unlock();
+  wait.step();
   lock.lock();
 }
 
