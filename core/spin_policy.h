@@ -28,7 +28,6 @@ class SpinPolicy {
   }
 
   ns current() const noexcept { return ns(current_.load(std::memory_order_relaxed)); }
-  ns base() const noexcept { return ns(base_); }
   ns max() const noexcept { return ns(max_); }
 
   // A wait polled for current(), went on to sleep, and completed `elapsed` after it began.

@@ -1,5 +1,5 @@
 // Packing and unpacking by a type's flattened blocks (type_pack/type_unpack for the library),
-// and MPI_Pack, MPI_Unpack, MPI_Pack_size on top. The packed form is the data bytes in
+// and MPI_Pack, MPI_Unpack, MPI_Pack_size and their large-count (_c) forms on top. The packed form is the data bytes in
 // typemap order, nothing else, so packed bytes may travel as MPI_PACKED or MPI_BYTE.
 #include <climits>
 #include <cstdint>
@@ -84,16 +84,57 @@ using namespace torus::mpi;
 
 namespace {
 
-// The checks MPI_Pack and MPI_Unpack share; sets *type and *bytes (count elements' data).
-int check_pack(Comm* c, int count, MPI_Datatype datatype, const int* position, int size,
-               const TypeInfo** type, size_t* bytes) {
-  if (!c) return MPI_ERR_COMM;
-  if (count < 0) return MPI_ERR_COUNT;
+// MPI_Pack and MPI_Pack_c (and the Unpack, Pack_size pairs) in one: sizes and positions as
+// MPI_Count, which an int call's values widen to and its results fit back into (a packed
+// size never passes the int buffer size that bounds it).
+int pack(const void* inbuf, MPI_Count count, MPI_Datatype datatype, void* outbuf,
+         MPI_Count outsize, MPI_Count* position, MPI_Comm comm, const char* fn) {
+  Comm* c = comm_get(comm);
+  if (!c) return raise_error(nullptr, MPI_ERR_COMM, fn);
+  if (count < 0) return raise_error(c, MPI_ERR_COUNT, fn);
   const TypeInfo* t = type_info(datatype);
-  if (!t || !t->committed) return MPI_ERR_TYPE;
-  if (!position || *position < 0 || size < 0 || *position > size) return MPI_ERR_ARG;
-  *type = t;
-  *bytes = static_cast<size_t>(count) * t->size;
+  if (!t || !t->committed) return raise_error(c, MPI_ERR_TYPE, fn);
+  if (!position || *position < 0 || outsize < 0 || *position > outsize)
+    return raise_error(c, MPI_ERR_ARG, fn);
+  const size_t bytes = static_cast<size_t>(count) * t->size;
+  // Not enough room in outbuf is MPI_ERR_ARG, as in MPICH.
+  if (bytes > static_cast<size_t>(outsize - *position)) return raise_error(c, MPI_ERR_ARG, fn);
+  type_pack(inbuf, static_cast<size_t>(count), *t, static_cast<std::byte*>(outbuf) + *position);
+  *position += static_cast<MPI_Count>(bytes);
+  return MPI_SUCCESS;
+}
+
+int unpack(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
+           MPI_Count count, MPI_Datatype datatype, MPI_Comm comm, const char* fn) {
+  Comm* c = comm_get(comm);
+  if (!c) return raise_error(nullptr, MPI_ERR_COMM, fn);
+  if (count < 0) return raise_error(c, MPI_ERR_COUNT, fn);
+  const TypeInfo* t = type_info(datatype);
+  if (!t || !t->committed) return raise_error(c, MPI_ERR_TYPE, fn);
+  if (!position || *position < 0 || insize < 0 || *position > insize)
+    return raise_error(c, MPI_ERR_ARG, fn);
+  const size_t bytes = static_cast<size_t>(count) * t->size;
+  // Fewer packed bytes than count elements need.
+  if (bytes > static_cast<size_t>(insize - *position)) return raise_error(c, MPI_ERR_TRUNCATE, fn);
+  type_unpack(static_cast<const std::byte*>(inbuf) + *position, bytes, outbuf,
+              static_cast<size_t>(count), *t);
+  *position += static_cast<MPI_Count>(bytes);
+  return MPI_SUCCESS;
+}
+
+// `limit`: the largest size the call can return (INT_MAX for MPI_Pack_size).
+int pack_size(MPI_Count count, MPI_Datatype datatype, MPI_Comm comm, MPI_Count limit,
+              MPI_Count* size, const char* fn) {
+  Comm* c = comm_get(comm);
+  if (!c) return raise_error(nullptr, MPI_ERR_COMM, fn);
+  if (count < 0) return raise_error(c, MPI_ERR_COUNT, fn);
+  const TypeInfo* t = type_info(datatype);
+  if (!t) return raise_error(c, MPI_ERR_TYPE, fn);
+  if (!size) return raise_error(c, MPI_ERR_ARG, fn);
+  MPI_Count bytes = 0;
+  if (__builtin_mul_overflow(count, static_cast<MPI_Count>(t->size), &bytes) || bytes > limit)
+    return raise_error(c, MPI_ERR_ARG, fn);
+  *size = bytes;
   return MPI_SUCCESS;
 }
 
@@ -103,50 +144,48 @@ extern "C" {
 
 int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
               int* position, MPI_Comm comm) {
-  Comm* c = comm_get(comm);
-  const TypeInfo* t = nullptr;
-  size_t bytes = 0;
-  if (int e = check_pack(c, incount, datatype, position, outsize, &t, &bytes))
-    return raise_error(c, e, "MPI_Pack");
-  // Not enough room in outbuf is MPI_ERR_ARG, as in MPICH.
-  if (bytes > static_cast<size_t>(outsize - *position))
-    return raise_error(c, MPI_ERR_ARG, "MPI_Pack");
-  type_pack(inbuf, static_cast<size_t>(incount), *t, static_cast<std::byte*>(outbuf) + *position);
-  *position += static_cast<int>(bytes);
-  return MPI_SUCCESS;
+  MPI_Count at = position ? *position : 0;
+  const int e = pack(inbuf, incount, datatype, outbuf, outsize, position ? &at : nullptr, comm,
+                     "MPI_Pack");
+  if (e == MPI_SUCCESS) *position = static_cast<int>(at);
+  return e;
+}
+
+int PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
+                MPI_Count outsize, MPI_Count* position, MPI_Comm comm) {
+  return pack(inbuf, incount, datatype, outbuf, outsize, position, comm, "MPI_Pack_c");
 }
 
 int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
                 MPI_Datatype datatype, MPI_Comm comm) {
-  Comm* c = comm_get(comm);
-  const TypeInfo* t = nullptr;
-  size_t bytes = 0;
-  if (int e = check_pack(c, outcount, datatype, position, insize, &t, &bytes))
-    return raise_error(c, e, "MPI_Unpack");
-  // Fewer packed bytes than outcount elements need.
-  if (bytes > static_cast<size_t>(insize - *position))
-    return raise_error(c, MPI_ERR_TRUNCATE, "MPI_Unpack");
-  type_unpack(static_cast<const std::byte*>(inbuf) + *position, bytes, outbuf,
-              static_cast<size_t>(outcount), *t);
-  *position += static_cast<int>(bytes);
-  return MPI_SUCCESS;
+  MPI_Count at = position ? *position : 0;
+  const int e = unpack(inbuf, insize, position ? &at : nullptr, outbuf, outcount, datatype,
+                       comm, "MPI_Unpack");
+  if (e == MPI_SUCCESS) *position = static_cast<int>(at);
+  return e;
+}
+
+int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
+                  MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) {
+  return unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, "MPI_Unpack_c");
 }
 
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
-  Comm* c = comm_get(comm);
-  if (!c) return raise_error(nullptr, MPI_ERR_COMM, "MPI_Pack_size");
-  if (incount < 0) return raise_error(c, MPI_ERR_COUNT, "MPI_Pack_size");
-  const TypeInfo* t = type_info(datatype);
-  if (!t) return raise_error(c, MPI_ERR_TYPE, "MPI_Pack_size");
-  if (!size) return raise_error(c, MPI_ERR_ARG, "MPI_Pack_size");
-  const size_t bytes = static_cast<size_t>(incount) * t->size;
-  if (bytes > INT_MAX) return raise_error(c, MPI_ERR_ARG, "MPI_Pack_size");
-  *size = static_cast<int>(bytes);
-  return MPI_SUCCESS;
+  MPI_Count n = 0;
+  const int e = pack_size(incount, datatype, comm, INT_MAX, size ? &n : nullptr, "MPI_Pack_size");
+  if (e == MPI_SUCCESS) *size = static_cast<int>(n);
+  return e;
+}
+
+int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) {
+  return pack_size(incount, datatype, comm, INT64_MAX, size, "MPI_Pack_size_c");
 }
 
 TORUS_MPI_ALIAS(MPI_Pack)
+TORUS_MPI_ALIAS(MPI_Pack_c)
 TORUS_MPI_ALIAS(MPI_Unpack)
+TORUS_MPI_ALIAS(MPI_Unpack_c)
 TORUS_MPI_ALIAS(MPI_Pack_size)
+TORUS_MPI_ALIAS(MPI_Pack_size_c)
 
 }  // extern "C"
