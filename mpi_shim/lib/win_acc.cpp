@@ -74,9 +74,9 @@ int apply_local(Win& w, const AccArgs& a, RmaOp& op, std::byte* target, MPI_Data
                       result, blocks);
 }
 
-// MPI_Accumulate to a mapped target, with nobody to wait for it afterwards: no op, only the
-// origin's view, on the stack (the common case of a counter or histogram update; an op
-// costs a zeroed object, a result view and a destructor on every call).
+// MPI_Accumulate to a mapped target, with nobody to wait for it afterwards, where
+// apply_mapped_run does not apply (non-dense types): no op, only the origin's view, on the
+// stack (an op costs a zeroed object, a result view and a destructor on every call).
 int accumulate_now(Win& w, const AccArgs& a, MPI_Datatype basic, size_t bytes,
                    const std::vector<RmaBlock>& blocks) {
   MPI_Datatype other = basic;
@@ -86,50 +86,57 @@ int accumulate_now(Win& w, const AccArgs& a, MPI_Datatype basic, size_t bytes,
   SendView origin;
   if (int e = origin.init(a.origin, a.ocount, a.otype)) return e;
   if (origin.bytes() != bytes) return MPI_ERR_ARG;
-  std::byte* target = w.local[size_t(a.rank)];
-  const auto* data = static_cast<const std::byte*>(origin.data());
-  // One block of aligned elements (a predefined target type): straight to the kernel, the
-  // op and types being checked already; anything else through rma_apply's general path.
-  const TypeInfo* t = type_info(basic);
-  if (blocks.size() == 1 && a.op != MPI_REPLACE && t && t->size > 0 && t->align > 0) {
-    std::byte* at = target + blocks.front().offset;
-    const auto addr = reinterpret_cast<uintptr_t>(at) | reinterpret_cast<uintptr_t>(data);
-    if (addr % size_t(t->align) == 0) {
-      AccLockGuard guard(w.acc_lock[size_t(a.rank)]);
-      op_apply(a.op, basic, data, at, at, bytes / t->size);
-      return MPI_SUCCESS;
-    }
-  }
   AccLockGuard guard(w.acc_lock[size_t(a.rank)]);
-  return apply_blocks(target, a.op, basic, data, nullptr, blocks);
+  return apply_blocks(w.local[size_t(a.rank)], a.op, basic,
+                      static_cast<const std::byte*>(origin.data()), nullptr, blocks);
 }
 
-// One contiguous run of a predefined type at a target this process maps, with nobody to
-// wait for it afterwards: checked and applied here, with no block list, view or op object.
-// Counters, histogram bins and lock words (Fetch_and_op, Compare_and_swap, a one-element
-// Accumulate) are what one-sided programs issue most, and the general path's bookkeeping
-// costs more than the op. False leaves the call, and any error it has, to that path.
+// `count` elements of `type` as *n elements of *basic laid densely from the buffer's start
+// (a predefined type, or a derived one such as a contiguous or a one-block struct); false
+// when they are not.
+bool dense_run(MPI_Datatype type, int count, MPI_Datatype* basic, size_t* n) {
+  const TypeInfo* t = type_info(type);
+  if (!t || !t->committed.load(std::memory_order_relaxed) || !t->contiguous ||
+      t->true_lb != 0 || t->basic == MPI_DATATYPE_NULL)
+    return false;
+  *basic = t->basic;
+  *n = size_t(count) * t->basic_count;
+  return true;
+}
+
+// One dense run of elements at a target this process maps, with nobody to wait for it
+// afterwards: checked and applied here, with no block list, view or op object. Counters,
+// histogram bins and lock words (Fetch_and_op, Compare_and_swap, a one-element Accumulate)
+// are what one-sided programs issue most, and the general path's bookkeeping costs more than
+// the op. False leaves the call, and any error it has, to that path.
 bool apply_mapped_run(Win& w, const AccArgs& a, int* err) {
   const int r = a.rank;
   if (r < 0 || r >= w.size || w.flavor == MPI_WIN_FLAVOR_DYNAMIC) return false;
   std::byte* const base = w.local[size_t(r)];
   std::atomic<uint32_t>* const acc_lock = w.acc_lock[size_t(r)];
   if (!base || !acc_lock || a.tcount <= 0 || a.disp < 0) return false;
-  const TypeInfo* t = type_info(a.ttype);
-  // Dense only: a pair type's padding (MPI_SHORT_INT) makes count * size not the run.
-  if (!t || t->predefined != a.ttype || t->size == 0 || !t->contiguous) return false;
-  if (a.op != MPI_NO_OP && (a.otype != a.ttype || a.ocount != a.tcount)) return false;
-  if (a.kind != RmaAm::Acc && (a.rtype != a.ttype || a.rcount != a.tcount)) return false;
+  // The three sides must hold the same run of the same basic type (a pair type's padding,
+  // as in MPI_SHORT_INT, makes a type not dense).
+  MPI_Datatype basic = MPI_DATATYPE_NULL, other = MPI_DATATYPE_NULL;
+  size_t n = 0, m = 0;
+  if (!dense_run(a.ttype, a.tcount, &basic, &n) || n == 0) return false;
+  if (a.op != MPI_NO_OP &&
+      (!dense_run(a.otype, a.ocount, &other, &m) || other != basic || m != n))
+    return false;
+  if (a.kind != RmaAm::Acc &&
+      (!dense_run(a.rtype, a.rcount, &other, &m) || other != basic || m != n))
+    return false;
+  const TypeInfo* t = type_info(basic);
   std::byte old[32];  // Compare_and_swap's types are at most 16 bytes
   if (a.kind == RmaAm::Cas) {
-    if (a.tcount != 1 || t->size > sizeof old) return false;
-  } else if ((a.kind == RmaAm::Acc && a.op == MPI_NO_OP) || !rma_op_valid(a.op, a.ttype)) {
+    if (n != 1 || t->size > sizeof old) return false;
+  } else if ((a.kind == RmaAm::Acc && a.op == MPI_NO_OP) || !rma_op_valid(a.op, basic)) {
     return false;
   }
   const WinPeer& p = w.peers[size_t(r)];
   MPI_Aint at = 0, bytes = 0;
   if (__builtin_mul_overflow(a.disp, MPI_Aint(p.disp_unit), &at) ||
-      __builtin_mul_overflow(MPI_Aint(a.tcount), MPI_Aint(t->size), &bytes) ||
+      __builtin_mul_overflow(MPI_Aint(n), MPI_Aint(t->size), &bytes) ||
       uint64_t(at) > p.size || uint64_t(bytes) > p.size - uint64_t(at))
     return false;
   std::byte* const target = base + at;
@@ -140,17 +147,17 @@ bool apply_mapped_run(Win& w, const AccArgs& a, int* err) {
   RmaLock lock(rma_mutex());
   if (!win_can_access(w, r)) return false;
   AccLockGuard guard(acc_lock);
-  const size_t n = size_t(bytes);
+  const size_t len = size_t(bytes);
   if (a.kind == RmaAm::Cas) {
-    std::memcpy(old, target, n);
-    if (std::memcmp(old, a.compare, n) == 0) std::memcpy(target, a.origin, n);
-    std::memcpy(a.result, old, n);
+    std::memcpy(old, target, len);
+    if (std::memcmp(old, a.compare, len) == 0) std::memcpy(target, a.origin, len);
+    std::memcpy(a.result, old, len);
   } else {
-    if (a.kind == RmaAm::GetAcc) std::memcpy(a.result, target, n);
+    if (a.kind == RmaAm::GetAcc) std::memcpy(a.result, target, len);
     if (a.op == MPI_REPLACE) {
-      std::memcpy(target, a.origin, n);
+      std::memcpy(target, a.origin, len);
     } else if (a.op != MPI_NO_OP) {
-      op_apply(a.op, a.ttype, a.origin, target, target, size_t(a.tcount));
+      op_apply(a.op, basic, a.origin, target, target, n);
     }
   }
   *err = MPI_SUCCESS;

@@ -8,7 +8,8 @@
  * over all ranks are exactly 0..size*N-1); a Compare_and_swap mutex guarding a non-atomic
  * increment; Raccumulate and Rget_accumulate completed by Wait; every rank at once adding a
  * 4096-long vector into one Win_allocate window, exact in every element; accumulates at
- * displacements aligned and not aligned for their type. Any size. */
+ * displacements aligned and not aligned for their type; contiguous derived types on both
+ * sides. Any size. */
 #include <string.h>
 
 #include "check.h"
@@ -489,6 +490,42 @@ static void placements(void) {
   CHECK_MPI(MPI_Win_free(&win));
 }
 
+/* Dense derived types (contiguous runs of longs) on a Win_allocate window: every rank adds
+ * 2 x contiguous(3 longs) into every rank, origin and target of that type; then each rank
+ * Get_accumulates 6 longs into itself through the 3-long type, fetching the old values as
+ * 3 x contiguous(2 longs). Same sums as with MPI_LONG itself. */
+static void dense_derived(void) {
+  enum { kN = 6 };
+  long* base = NULL;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate((MPI_Aint)sizeof(long) * kN, sizeof(long), MPI_INFO_NULL,
+                             MPI_COMM_WORLD, &base, &win));
+  for (int i = 0; i < kN; ++i) base[i] = 0;
+  MPI_Datatype three, two;
+  CHECK_MPI(MPI_Type_contiguous(3, MPI_LONG, &three));
+  CHECK_MPI(MPI_Type_commit(&three));
+  CHECK_MPI(MPI_Type_contiguous(2, MPI_LONG, &two));
+  CHECK_MPI(MPI_Type_commit(&two));
+  long add[kN], got[kN];
+  for (int i = 0; i < kN; ++i) add[i] = rank + 1 + 10 * i, got[i] = -1;
+  CHECK_MPI(MPI_Win_fence(0, win));
+  for (int t = 0; t < size; ++t)
+    CHECK_MPI(MPI_Accumulate(add, 2, three, t, 0, 2, three, MPI_SUM, win));
+  CHECK_MPI(MPI_Win_fence(0, win));
+  const long ranks = (long)size * (size + 1) / 2;
+  for (int i = 0; i < kN; ++i) CHECK(base[i] == ranks + 10L * size * i);
+  CHECK_MPI(MPI_Win_fence(0, win));
+  CHECK_MPI(MPI_Get_accumulate(add, kN, MPI_LONG, got, 3, two, rank, 0, 2, three, MPI_SUM, win));
+  CHECK_MPI(MPI_Win_fence(0, win));
+  for (int i = 0; i < kN; ++i) {
+    CHECK(got[i] == ranks + 10L * size * i);
+    CHECK(base[i] == ranks + 10L * size * i + add[i]);
+  }
+  CHECK_MPI(MPI_Win_free(&win));
+  CHECK_MPI(MPI_Type_free(&three));
+  CHECK_MPI(MPI_Type_free(&two));
+}
+
 int main(int argc, char** argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -502,6 +539,7 @@ int main(int argc, char** argv) {
   cas_mutex();
   contended_sum();
   placements();
+  dense_derived();
   CHECK_MPI(MPI_Finalize());
   if (rank == 0) printf("mpi rma_acc ok: %d ranks\n", size);
   return 0;
