@@ -528,6 +528,26 @@ TORUS_MPI_FN(int, Recv_init, (void* buf, int count, MPI_Datatype datatype, int s
 TORUS_MPI_FN(int, Start, (MPI_Request* request))
 TORUS_MPI_FN(int, Startall, (int count, MPI_Request* requests))
 
+/* Generalized requests (MPI 4.0 section 13.2) and partitioned point-to-point (chapter 4). */
+typedef int(MPI_Grequest_query_function)(void* extra_state, MPI_Status* status);
+typedef int(MPI_Grequest_free_function)(void* extra_state);
+typedef int(MPI_Grequest_cancel_function)(void* extra_state, int complete);
+TORUS_MPI_FN(int, Grequest_start, (MPI_Grequest_query_function* query_fn,
+                                   MPI_Grequest_free_function* free_fn,
+                                   MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
+                                   MPI_Request* request))
+TORUS_MPI_FN(int, Grequest_complete, (MPI_Request request))
+TORUS_MPI_FN(int, Psend_init, (const void* buf, int partitions, MPI_Count count,
+                               MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                               MPI_Info info, MPI_Request* request))
+TORUS_MPI_FN(int, Precv_init, (void* buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                               int source, int tag, MPI_Comm comm, MPI_Info info,
+                               MPI_Request* request))
+TORUS_MPI_FN(int, Pready, (int partition, MPI_Request request))
+TORUS_MPI_FN(int, Pready_range, (int partition_low, int partition_high, MPI_Request request))
+TORUS_MPI_FN(int, Pready_list, (int length, int array_of_partitions[], MPI_Request request))
+TORUS_MPI_FN(int, Parrived, (MPI_Request request, int partition, int* flag))
+
 /* Requests. */
 TORUS_MPI_FN(int, Wait, (MPI_Request* request, MPI_Status* status))
 /* Pointers rather than arrays: compilers warn when an array parameter gets
@@ -961,6 +981,72 @@ TORUS_MPI_FN(int, Win_complete, (MPI_Win win))
 TORUS_MPI_FN(int, Win_wait, (MPI_Win win))
 TORUS_MPI_FN(int, Win_test, (MPI_Win win, int* flag))
 
+/* Sessions (MPI 4.0): the world model's alternative. A session starts the library if no one
+ * has yet; the last session or MPI_Finalize to end stops it. Process sets: mpi://WORLD and
+ * mpi://SELF. */
+typedef int MPI_Session;
+#define MPI_SESSION_NULL ((MPI_Session)0x38000000)
+#define MPI_MAX_PSET_NAME_LEN 256
+#define MPI_MAX_STRINGTAG_LEN 256
+#define MPI_ERR_SESSION 75
+typedef void(MPI_Session_errhandler_function)(MPI_Session*, int*, ...);
+TORUS_MPI_FN(int, Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session))
+TORUS_MPI_FN(int, Session_finalize, (MPI_Session* session))
+TORUS_MPI_FN(int, Session_get_num_psets, (MPI_Session session, MPI_Info info, int* npset_names))
+TORUS_MPI_FN(int, Session_get_nth_pset, (MPI_Session session, MPI_Info info, int n,
+                                         int* pset_len, char* pset_name))
+TORUS_MPI_FN(int, Session_get_pset_info, (MPI_Session session, const char* pset_name,
+                                          MPI_Info* info))
+TORUS_MPI_FN(int, Session_get_info, (MPI_Session session, MPI_Info* info_used))
+TORUS_MPI_FN(int, Session_create_errhandler,
+             (MPI_Session_errhandler_function* session_errhandler_fn, MPI_Errhandler* errhandler))
+TORUS_MPI_FN(int, Session_set_errhandler, (MPI_Session session, MPI_Errhandler errhandler))
+TORUS_MPI_FN(int, Session_get_errhandler, (MPI_Session session, MPI_Errhandler* errhandler))
+TORUS_MPI_FN(int, Session_call_errhandler, (MPI_Session session, int errorcode))
+TORUS_MPI_FN(int, Group_from_session_pset, (MPI_Session session, const char* pset_name,
+                                            MPI_Group* newgroup))
+TORUS_MPI_FN(int, Comm_create_from_group, (MPI_Group group, const char* stringtag, MPI_Info info,
+                                           MPI_Errhandler errhandler, MPI_Comm* newcomm))
+TORUS_MPI_FN(int, Intercomm_create_from_groups,
+             (MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader,
+              const char* stringtag, MPI_Info info, MPI_Errhandler errhandler,
+              MPI_Comm* newintercomm))
+#define MPI_Session_c2f(session) (MPI_Fint)(session)
+#define MPI_Session_f2c(session) (MPI_Session)(session)
+
+/* Dynamic processes. A torus job is the fixed set of ranks its launcher started: there is no
+ * parent, spawning fails with MPI_ERR_SPAWN, and ports and the name service with
+ * MPI_ERR_PORT / MPI_ERR_NAME / MPI_ERR_SERVICE. MPI_Comm_disconnect works on any
+ * communicator. */
+#define MPI_MAX_PORT_NAME 256
+#define MPI_ERR_NAME 33
+#define MPI_ERR_PORT 38
+#define MPI_ERR_SERVICE 41
+#define MPI_ERR_SPAWN 42
+#define MPI_ARGV_NULL (char**)0
+#define MPI_ARGVS_NULL (char***)0
+#define MPI_ERRCODES_IGNORE (int*)0
+TORUS_MPI_FN(int, Comm_get_parent, (MPI_Comm* parent))
+TORUS_MPI_FN(int, Comm_disconnect, (MPI_Comm* comm))
+TORUS_MPI_FN(int, Comm_spawn, (const char* command, char* argv[], int maxprocs, MPI_Info info,
+                               int root, MPI_Comm comm, MPI_Comm* intercomm,
+                               int array_of_errcodes[]))
+TORUS_MPI_FN(int, Comm_spawn_multiple,
+             (int count, char* array_of_commands[], char** array_of_argv[],
+              const int array_of_maxprocs[], const MPI_Info array_of_info[], int root,
+              MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[]))
+TORUS_MPI_FN(int, Open_port, (MPI_Info info, char* port_name))
+TORUS_MPI_FN(int, Close_port, (const char* port_name))
+TORUS_MPI_FN(int, Comm_accept, (const char* port_name, MPI_Info info, int root, MPI_Comm comm,
+                                MPI_Comm* newcomm))
+TORUS_MPI_FN(int, Comm_connect, (const char* port_name, MPI_Info info, int root, MPI_Comm comm,
+                                 MPI_Comm* newcomm))
+TORUS_MPI_FN(int, Comm_join, (int fd, MPI_Comm* intercomm))
+TORUS_MPI_FN(int, Publish_name, (const char* service_name, MPI_Info info, const char* port_name))
+TORUS_MPI_FN(int, Unpublish_name, (const char* service_name, MPI_Info info,
+                                   const char* port_name))
+TORUS_MPI_FN(int, Lookup_name, (const char* service_name, MPI_Info info, char* port_name))
+
 /* Large counts (MPI 4.0's _c calls): MPI_Count counts. A count above INT_MAX travels as one
  * element of a derived type covering it, so every call below moves any count. */
 TORUS_MPI_FN(int, Send_c, (const void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
@@ -1307,6 +1393,267 @@ TORUS_MPI_FN(int, Pack_external_size_c, (const char* datarep, MPI_Count incount,
 TORUS_MPI_FN(int, Op_create_c, (MPI_User_function_c* user_fn, int commute, MPI_Op* op))
 TORUS_MPI_FN(int, Buffer_attach_c, (void* buffer, MPI_Count size))
 TORUS_MPI_FN(int, Buffer_detach_c, (void* buffer_addr, MPI_Count* size))
+/* Large-count type constructors and inquiries. A type made by a _c constructor keeps its
+ * arguments as large counts: MPI_Type_get_envelope/get_contents (without _c) answer
+ * MPI_ERR_TYPE for it, as MPI 4.0 says. */
+TORUS_MPI_FN(int, Type_vector_c, (MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                                  MPI_Datatype oldtype, MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_create_hvector_c, (MPI_Count count, MPI_Count blocklength,
+                                          MPI_Count stride, MPI_Datatype oldtype,
+                                          MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_indexed_c, (MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                   const MPI_Count array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_create_hindexed_c, (MPI_Count count,
+                                           const MPI_Count array_of_blocklengths[],
+                                           const MPI_Count array_of_displacements[],
+                                           MPI_Datatype oldtype, MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_create_indexed_block_c, (MPI_Count count, MPI_Count blocklength,
+                                                const MPI_Count array_of_displacements[],
+                                                MPI_Datatype oldtype, MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_create_hindexed_block_c, (MPI_Count count, MPI_Count blocklength,
+                                                 const MPI_Count array_of_displacements[],
+                                                 MPI_Datatype oldtype, MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_create_struct_c, (MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                         const MPI_Count array_of_displacements[],
+                                         const MPI_Datatype array_of_types[],
+                                         MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_create_subarray_c, (int ndims, const MPI_Count array_of_sizes[],
+                                           const MPI_Count array_of_subsizes[],
+                                           const MPI_Count array_of_starts[], int order,
+                                           MPI_Datatype oldtype, MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_create_darray_c, (int size, int rank, int ndims,
+                                         const MPI_Count array_of_gsizes[],
+                                         const int array_of_distribs[],
+                                         const int array_of_dargs[], const int array_of_psizes[],
+                                         int order, MPI_Datatype oldtype,
+                                         MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_create_resized_c, (MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+                                          MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_get_envelope_c, (MPI_Datatype datatype, MPI_Count* num_integers,
+                                        MPI_Count* num_addresses, MPI_Count* num_large_counts,
+                                        MPI_Count* num_datatypes, int* combiner))
+TORUS_MPI_FN(int, Type_get_contents_c, (MPI_Datatype datatype, MPI_Count max_integers,
+                                        MPI_Count max_addresses, MPI_Count max_large_counts,
+                                        MPI_Count max_datatypes, int array_of_integers[],
+                                        MPI_Aint array_of_addresses[],
+                                        MPI_Count array_of_large_counts[],
+                                        MPI_Datatype array_of_datatypes[]))
+/* Windows with an MPI_Aint displacement unit (at most INT_MAX here: MPI_ERR_DISP above). */
+TORUS_MPI_FN(int, Win_create_c, (void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                                 MPI_Comm comm, MPI_Win* win))
+TORUS_MPI_FN(int, Win_allocate_c, (MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                                   MPI_Comm comm, void* baseptr, MPI_Win* win))
+TORUS_MPI_FN(int, Win_allocate_shared_c, (MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                                          MPI_Comm comm, void* baseptr, MPI_Win* win))
+TORUS_MPI_FN(int, Win_shared_query_c, (MPI_Win win, int rank, MPI_Aint* size,
+                                       MPI_Aint* disp_unit, void* baseptr))
+/* Fortran interop: type matching (MPICH's MPI_TYPECLASS_* values) and MPI_Status in the
+ * Fortran array form and the mpi_f08 struct (MPICH's layout and index constants). */
+#define MPI_TYPECLASS_REAL 1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
+TORUS_MPI_FN(int, Type_create_f90_integer, (int r, MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_create_f90_real, (int p, int r, MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_create_f90_complex, (int p, int r, MPI_Datatype* newtype))
+TORUS_MPI_FN(int, Type_match_size, (int typeclass, int size, MPI_Datatype* datatype))
+typedef struct {
+  MPI_Fint count_lo;
+  MPI_Fint count_hi_and_cancelled;
+  MPI_Fint MPI_SOURCE;
+  MPI_Fint MPI_TAG;
+  MPI_Fint MPI_ERROR;
+} MPI_F08_status;
+#define MPI_F_STATUS_SIZE 5
+#define MPI_F_SOURCE 2
+#define MPI_F_TAG 3
+#define MPI_F_ERROR 4
+extern MPI_Fint* MPI_F_STATUS_IGNORE;
+extern MPI_Fint* MPI_F_STATUSES_IGNORE;
+extern MPI_F08_status MPIR_F08_MPI_STATUS_IGNORE_OBJ;
+extern MPI_F08_status MPIR_F08_MPI_STATUSES_IGNORE_OBJ[1];
+extern MPI_F08_status* MPI_F08_STATUS_IGNORE;
+extern MPI_F08_status* MPI_F08_STATUSES_IGNORE;
+TORUS_MPI_FN(int, Status_c2f, (const MPI_Status* c_status, MPI_Fint* f_status))
+TORUS_MPI_FN(int, Status_f2c, (const MPI_Fint* f_status, MPI_Status* c_status))
+TORUS_MPI_FN(int, Status_c2f08, (const MPI_Status* c_status, MPI_F08_status* f08_status))
+TORUS_MPI_FN(int, Status_f082c, (const MPI_F08_status* f08_status, MPI_Status* c_status))
+TORUS_MPI_FN(int, Status_f2f08, (const MPI_Fint* f_status, MPI_F08_status* f08_status))
+TORUS_MPI_FN(int, Status_f082f, (const MPI_F08_status* f08_status, MPI_Fint* f_status))
+
+/* The MPI tool information interface (MPI 4.0 chapter 15): MPICH's handle types, constants
+ * and error codes. The handles point to the library's own structures. */
+typedef struct torus_T_enum_s* MPI_T_enum;
+typedef struct torus_T_cvar_handle_s* MPI_T_cvar_handle;
+typedef struct torus_T_pvar_handle_s* MPI_T_pvar_handle;
+typedef struct torus_T_pvar_session_s* MPI_T_pvar_session;
+typedef struct torus_T_event_registration_s* MPI_T_event_registration;
+typedef struct torus_T_event_instance_s* MPI_T_event_instance;
+extern struct torus_T_pvar_handle_s* const MPI_T_PVAR_ALL_HANDLES;
+#define MPI_T_ENUM_NULL ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+#define MPI_T_VERBOSITY_USER_BASIC 221
+#define MPI_T_VERBOSITY_USER_DETAIL 222
+#define MPI_T_VERBOSITY_USER_ALL 223
+#define MPI_T_VERBOSITY_TUNER_BASIC 224
+#define MPI_T_VERBOSITY_TUNER_DETAIL 225
+#define MPI_T_VERBOSITY_TUNER_ALL 226
+#define MPI_T_VERBOSITY_MPIDEV_BASIC 227
+#define MPI_T_VERBOSITY_MPIDEV_DETAIL 228
+#define MPI_T_VERBOSITY_MPIDEV_ALL 229
+#define MPI_T_BIND_NO_OBJECT 9700
+#define MPI_T_BIND_MPI_COMM 9701
+#define MPI_T_BIND_MPI_DATATYPE 9702
+#define MPI_T_BIND_MPI_ERRHANDLER 9703
+#define MPI_T_BIND_MPI_FILE 9704
+#define MPI_T_BIND_MPI_GROUP 9705
+#define MPI_T_BIND_MPI_OP 9706
+#define MPI_T_BIND_MPI_REQUEST 9707
+#define MPI_T_BIND_MPI_WIN 9708
+#define MPI_T_BIND_MPI_MESSAGE 9709
+#define MPI_T_BIND_MPI_INFO 9710
+#define MPI_T_SCOPE_CONSTANT 60438
+#define MPI_T_SCOPE_READONLY 60439
+#define MPI_T_SCOPE_LOCAL 60440
+#define MPI_T_SCOPE_GROUP 60441
+#define MPI_T_SCOPE_GROUP_EQ 60442
+#define MPI_T_SCOPE_ALL 60443
+#define MPI_T_SCOPE_ALL_EQ 60444
+#define MPI_T_PVAR_CLASS_STATE 240
+#define MPI_T_PVAR_CLASS_LEVEL 241
+#define MPI_T_PVAR_CLASS_SIZE 242
+#define MPI_T_PVAR_CLASS_PERCENTAGE 243
+#define MPI_T_PVAR_CLASS_HIGHWATERMARK 244
+#define MPI_T_PVAR_CLASS_LOWWATERMARK 245
+#define MPI_T_PVAR_CLASS_COUNTER 246
+#define MPI_T_PVAR_CLASS_AGGREGATE 247
+#define MPI_T_PVAR_CLASS_TIMER 248
+#define MPI_T_PVAR_CLASS_GENERIC 249
+typedef enum MPI_T_cb_safety {
+  MPI_T_CB_REQUIRE_NONE = 0,
+  MPI_T_CB_REQUIRE_MPI_RESTRICTED = 1,
+  MPI_T_CB_REQUIRE_THREAD_SAFE = 2,
+  MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE = 3
+} MPI_T_cb_safety;
+typedef enum MPI_T_source_order {
+  MPI_T_SOURCE_ORDERED = 0,
+  MPI_T_SOURCE_UNORDERED = 1
+} MPI_T_source_order;
+typedef void(MPI_T_event_cb_function)(MPI_T_event_instance event_instance,
+                                      MPI_T_event_registration event_registration,
+                                      MPI_T_cb_safety cb_safety, void* user_data);
+typedef void(MPI_T_event_free_cb_function)(MPI_T_event_registration event_registration,
+                                           MPI_T_cb_safety cb_safety, void* user_data);
+typedef void(MPI_T_event_dropped_cb_function)(MPI_Count count,
+                                              MPI_T_event_registration event_registration,
+                                              int source_index, MPI_T_cb_safety cb_safety,
+                                              void* user_data);
+#define MPI_T_ERR_MEMORY 59
+#define MPI_T_ERR_NOT_INITIALIZED 60
+#define MPI_T_ERR_CANNOT_INIT 61
+#define MPI_T_ERR_INVALID_INDEX 62
+#define MPI_T_ERR_INVALID_ITEM 63
+#define MPI_T_ERR_INVALID_HANDLE 64
+#define MPI_T_ERR_OUT_OF_HANDLES 65
+#define MPI_T_ERR_OUT_OF_SESSIONS 66
+#define MPI_T_ERR_INVALID_SESSION 67
+#define MPI_T_ERR_CVAR_SET_NOT_NOW 68
+#define MPI_T_ERR_CVAR_SET_NEVER 69
+#define MPI_T_ERR_PVAR_NO_STARTSTOP 70
+#define MPI_T_ERR_PVAR_NO_WRITE 71
+#define MPI_T_ERR_PVAR_NO_ATOMIC 72
+#define MPI_T_ERR_INVALID_NAME 73
+#define MPI_T_ERR_INVALID 74
+#define MPI_T_ERR_NOT_SUPPORTED 78
+TORUS_MPI_FN(int, T_init_thread, (int required, int* provided))
+TORUS_MPI_FN(int, T_finalize, (void))
+TORUS_MPI_FN(int, T_enum_get_info, (MPI_T_enum enumtype, int* num, char* name, int* name_len))
+TORUS_MPI_FN(int, T_enum_get_item, (MPI_T_enum enumtype, int indx, int* value, char* name,
+                                    int* name_len))
+TORUS_MPI_FN(int, T_cvar_get_num, (int* num_cvar))
+TORUS_MPI_FN(int, T_cvar_get_info, (int cvar_index, char* name, int* name_len, int* verbosity,
+                                    MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc,
+                                    int* desc_len, int* bind, int* scope))
+TORUS_MPI_FN(int, T_cvar_get_index, (const char* name, int* cvar_index))
+TORUS_MPI_FN(int, T_cvar_handle_alloc, (int cvar_index, void* obj_handle,
+                                        MPI_T_cvar_handle* handle, int* count))
+TORUS_MPI_FN(int, T_cvar_handle_free, (MPI_T_cvar_handle* handle))
+TORUS_MPI_FN(int, T_cvar_read, (MPI_T_cvar_handle handle, void* buf))
+TORUS_MPI_FN(int, T_cvar_write, (MPI_T_cvar_handle handle, const void* buf))
+TORUS_MPI_FN(int, T_pvar_get_num, (int* num_pvar))
+TORUS_MPI_FN(int, T_pvar_get_info, (int pvar_index, char* name, int* name_len, int* verbosity,
+                                    int* var_class, MPI_Datatype* datatype,
+                                    MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind,
+                                    int* readonly, int* continuous, int* atomic))
+TORUS_MPI_FN(int, T_pvar_get_index, (const char* name, int var_class, int* pvar_index))
+TORUS_MPI_FN(int, T_pvar_session_create, (MPI_T_pvar_session* session))
+TORUS_MPI_FN(int, T_pvar_session_free, (MPI_T_pvar_session* session))
+TORUS_MPI_FN(int, T_pvar_handle_alloc, (MPI_T_pvar_session session, int pvar_index,
+                                        void* obj_handle, MPI_T_pvar_handle* handle,
+                                        int* count))
+TORUS_MPI_FN(int, T_pvar_handle_free, (MPI_T_pvar_session session, MPI_T_pvar_handle* handle))
+TORUS_MPI_FN(int, T_pvar_start, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+TORUS_MPI_FN(int, T_pvar_stop, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+TORUS_MPI_FN(int, T_pvar_read, (MPI_T_pvar_session session, MPI_T_pvar_handle handle,
+                                void* buf))
+TORUS_MPI_FN(int, T_pvar_write, (MPI_T_pvar_session session, MPI_T_pvar_handle handle,
+                                 const void* buf))
+TORUS_MPI_FN(int, T_pvar_reset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+TORUS_MPI_FN(int, T_pvar_readreset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle,
+                                     void* buf))
+TORUS_MPI_FN(int, T_category_get_num, (int* num_cat))
+TORUS_MPI_FN(int, T_category_get_info, (int cat_index, char* name, int* name_len, char* desc,
+                                        int* desc_len, int* num_cvars, int* num_pvars,
+                                        int* num_categories))
+TORUS_MPI_FN(int, T_category_get_index, (const char* name, int* cat_index))
+TORUS_MPI_FN(int, T_category_get_cvars, (int cat_index, int len, int indices[]))
+TORUS_MPI_FN(int, T_category_get_pvars, (int cat_index, int len, int indices[]))
+TORUS_MPI_FN(int, T_category_get_categories, (int cat_index, int len, int indices[]))
+TORUS_MPI_FN(int, T_category_changed, (int* update_number))
+TORUS_MPI_FN(int, T_category_get_num_events, (int cat_index, int* num_events))
+TORUS_MPI_FN(int, T_category_get_events, (int cat_index, int len, int indices[]))
+TORUS_MPI_FN(int, T_source_get_num, (int* num_sources))
+TORUS_MPI_FN(int, T_source_get_info, (int source_index, char* name, int* name_len, char* desc,
+                                      int* desc_len, MPI_T_source_order* ordering,
+                                      MPI_Count* ticks_per_second, MPI_Count* max_ticks,
+                                      MPI_Info* info))
+TORUS_MPI_FN(int, T_source_get_timestamp, (int source_index, MPI_Count* timestamp))
+TORUS_MPI_FN(int, T_event_get_num, (int* num_events))
+TORUS_MPI_FN(int, T_event_get_info, (int event_index, char* name, int* name_len,
+                                     int* verbosity, MPI_Datatype array_of_datatypes[],
+                                     MPI_Aint array_of_displacements[], int* num_elements,
+                                     MPI_T_enum* enumtype, MPI_Info* info, char* desc,
+                                     int* desc_len, int* bind))
+TORUS_MPI_FN(int, T_event_get_index, (const char* name, int* event_index))
+TORUS_MPI_FN(int, T_event_handle_alloc, (int event_index, void* obj_handle, MPI_Info info,
+                                         MPI_T_event_registration* event_registration))
+TORUS_MPI_FN(int, T_event_handle_set_info, (MPI_T_event_registration event_registration,
+                                            MPI_Info info))
+TORUS_MPI_FN(int, T_event_handle_get_info, (MPI_T_event_registration event_registration,
+                                            MPI_Info* info_used))
+TORUS_MPI_FN(int, T_event_register_callback, (MPI_T_event_registration event_registration,
+                                              MPI_T_cb_safety cb_safety, MPI_Info info,
+                                              void* user_data,
+                                              MPI_T_event_cb_function* event_cb_function))
+TORUS_MPI_FN(int, T_event_callback_set_info, (MPI_T_event_registration event_registration,
+                                              MPI_T_cb_safety cb_safety, MPI_Info info))
+TORUS_MPI_FN(int, T_event_callback_get_info, (MPI_T_event_registration event_registration,
+                                              MPI_T_cb_safety cb_safety, MPI_Info* info_used))
+TORUS_MPI_FN(int, T_event_handle_free, (MPI_T_event_registration event_registration,
+                                        void* user_data,
+                                        MPI_T_event_free_cb_function* free_cb_function))
+TORUS_MPI_FN(int, T_event_set_dropped_handler,
+             (MPI_T_event_registration event_registration,
+              MPI_T_event_dropped_cb_function* dropped_cb_function))
+TORUS_MPI_FN(int, T_event_read, (MPI_T_event_instance event_instance, int element_index,
+                                 void* buffer))
+TORUS_MPI_FN(int, T_event_copy, (MPI_T_event_instance event_instance, void* buffer))
+TORUS_MPI_FN(int, T_event_get_timestamp, (MPI_T_event_instance event_instance,
+                                          MPI_Count* event_timestamp))
+TORUS_MPI_FN(int, T_event_get_source, (MPI_T_event_instance event_instance,
+                                       int* source_index))
 
 #include "mpio.h"
 

@@ -119,6 +119,13 @@ int intercomm_idup(Comm& c, MPI_Comm* newcomm, MPI_Request* request);
 // intercommunicator joins the local and the remote processes of one color, in key order;
 // MPI_COMM_NULL where either side has none. Collective over both groups; an MPI error code.
 int intercomm_split(Comm& c, int color, int key, MPI_Comm* newcomm);
+// An intercommunicator from `local` (this process's group) to the world ranks `remote`. The
+// leaders (local rank `local_leader`; world rank `remote_leader`) agree on its context ids by
+// messages on context `ctx` tagged from `call` (MPI_Intercomm_create_from_groups). The new
+// communicator gets `errhandler`.
+int intercomm_from_groups(Comm& local, int local_leader, std::vector<int> remote,
+                          int remote_leader, uint32_t ctx, uint32_t call,
+                          MPI_Errhandler errhandler, MPI_Comm* newcomm);
 int comm_install_duplicate(std::unique_ptr<Comm> copy, uint32_t context_id, MPI_Comm* newcomm);
 // Collective over `parent`: one context id for every communicator made from it in this call
 // (their member sets must be disjoint). A member passes the new communicator's world ranks
@@ -165,6 +172,16 @@ void context_id_release(uint32_t context_id);
 void context_ids_reset();  // WORLD's and SELF's ids in use, every other free
 // The id reserved for MPI_Comm_create_group's agreements among group members.
 uint32_t context_id_group_agreement();
+// The id reserved for the agreements of communicators made from groups alone
+// (MPI_Comm_create_from_group, MPI_Intercomm_create_from_groups: comm_from_group.cpp).
+uint32_t context_id_session_agreement();
+// The id reserved for partitioned point-to-point messages (p2p_partitioned.h).
+uint32_t context_id_partitioned();
+// Allreduce-BAND of `words` words among the processes `members` (world ranks; this one at
+// index `me`), its messages on context `ctx` addressed by world rank and tagged with `call`
+// (comm_create.cpp).
+torus::Status group_band(uint32_t ctx, std::span<const int> members, int me, uint32_t call,
+                         const uint32_t* mine, uint32_t* common, size_t words);
 
 // What MPI_COMM_TYPE_SHARED compares (comm_split_type.cpp): equal for processes that can
 // share memory (same host, boot and IPC namespace).

@@ -24,8 +24,12 @@ constexpr uint32_t kPairs = kMaxContextIds / 2;
 constexpr size_t kWords = kPairs / 32;
 static_assert(kWords == kContextWindows * kContextWindowWords);
 // Pairs 0 and 1 are WORLD's and SELF's; the last one carries MPI_Comm_create_group's
-// agreements (comm_create.cpp).
+// agreements (comm_create.cpp), the one before it those of communicators made from groups
+// alone (comm_from_group.cpp), the one before that partitioned point-to-point's messages
+// (p2p_partitioned.h).
 constexpr uint32_t kGroupAgreementPair = kPairs - 1;
+constexpr uint32_t kSessionAgreementPair = kPairs - 2;
+constexpr uint32_t kPartitionedPair = kPairs - 3;
 
 struct ContextIds {
   std::mutex mutex;
@@ -48,9 +52,13 @@ void context_ids_reset() {
   set_used(0);
   set_used(1);
   set_used(kGroupAgreementPair);
+  set_used(kSessionAgreementPair);
+  set_used(kPartitionedPair);
 }
 
 uint32_t context_id_group_agreement() { return 2 * kGroupAgreementPair; }
+uint32_t context_id_session_agreement() { return 2 * kSessionAgreementPair; }
+uint32_t context_id_partitioned() { return 2 * kPartitionedPair; }
 
 void context_window_offer(size_t window, bool take, uint32_t* mine) {
   if (!take) {

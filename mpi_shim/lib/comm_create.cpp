@@ -29,14 +29,15 @@ namespace {
 constexpr int kCallTagBits = 7;  // of the user's tag: with the 15-bit pair, 22 bits of call
 constexpr int kLastPhase = (1 << kPhaseBits) - 1;
 
-// Allreduce-BAND among group members (world ranks `members`; this process at index `me`) by
-// recursive doubling; with n not a power of two, the first 2 * (n - 2^k) ranks fold in pairs
+}  // namespace
+
+// Recursive doubling; with n not a power of two, the first 2 * (n - 2^k) ranks fold in pairs
 // first and the odd one of each pair hands the result back at the end.
-torus::Status group_band(std::span<const int> members, int me, uint32_t call,
-                         const uint32_t* mine, uint32_t* common, size_t words) {
+torus::Status torus::mpi::group_band(uint32_t ctx, std::span<const int> members, int me,
+                                     uint32_t call, const uint32_t* mine, uint32_t* common,
+                                     size_t words) {
   // WORLD's view addresses peers by world rank and puts ours in the source field.
   const Comm& world = *comm_get(MPI_COMM_WORLD);
-  const uint32_t ctx = context_id_group_agreement();
   const size_t bytes = words * sizeof(uint32_t);
   std::vector<uint32_t> in(words);
   std::copy(mine, mine + words, common);
@@ -82,6 +83,8 @@ torus::Status group_band(std::span<const int> members, int me, uint32_t call,
   }
   return torus::Status::Ok;
 }
+
+namespace {
 
 // The group behind `group` when it is valid and all its members belong to `parent`.
 std::shared_ptr<const Group> subgroup_of(const Comm& parent, MPI_Group group) {
@@ -132,7 +135,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
   uint32_t context_id = 0;
   int e = context_id_agree(
       [&](const uint32_t* mine, uint32_t* common, size_t words) {
-        return group_band(members, rank, call, mine, common, words);
+        return group_band(context_id_group_agreement(), members, rank, call, mine, common, words);
       },
       true, &context_id);
   if (e != MPI_SUCCESS) return raise_error(c, e, "MPI_Comm_create_group");

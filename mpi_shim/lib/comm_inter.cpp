@@ -147,6 +147,29 @@ int intercomm_dup(Comm& c, MPI_Comm* newcomm) {
   return intercomm_install_duplicate(std::move(copy), c, local_id, inter_id, newcomm);
 }
 
+int intercomm_from_groups(Comm& local, int local_leader, std::vector<int> remote,
+                          int remote_leader, uint32_t ctx, uint32_t call,
+                          MPI_Errhandler errhandler, MPI_Comm* newcomm) {
+  *newcomm = MPI_COMM_NULL;
+  // WORLD's view addresses the other leader by world rank; one phase per window.
+  const Comm& world = *comm_get(MPI_COMM_WORLD);
+  int phase = 0;
+  LeaderSwap swap = [&](const void* mine, void* theirs, size_t bytes) {
+    const int tag = coll_tag(call, phase++);
+    return sendrecv_blocking(world, ctx, mine, bytes, remote_leader, tag, theirs, bytes,
+                             remote_leader, tag);
+  };
+  uint32_t local_id = 0, inter_id = 0;
+  if (int e = agree_both(local, local_leader, swap, &local_id, &inter_id)) return e;
+  auto c = std::make_unique<Comm>();
+  c->rank = local.rank;
+  c->size = local.size;
+  c->world_ranks = local.world_ranks;
+  c->remote_world_ranks = std::move(remote);
+  c->errhandler = errhandler;
+  return install_inter(std::move(c), local_id, inter_id, newcomm);
+}
+
 int intercomm_install_duplicate(std::unique_ptr<Comm> copy, const Comm& of, uint32_t local_id,
                                 uint32_t inter_id, MPI_Comm* newcomm) {
   copy->remote_world_ranks = of.remote_world_ranks;

@@ -57,6 +57,9 @@ struct TypeContents {
   std::vector<int> ints;
   std::vector<MPI_Aint> aints;
   std::vector<TypeRef> types;
+  // The counts and displacements a large-count (_c) constructor took, whatever their values:
+  // only MPI_Type_get_envelope_c / get_contents_c may describe such a type (MPI 4.0 5.1.13).
+  std::vector<MPI_Count> counts{};
 };
 
 struct TypeInfo : TypeLayout {

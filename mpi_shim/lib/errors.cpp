@@ -10,6 +10,7 @@
 #include "mpi_shim/lib/error_codes.h"
 #include "mpi_shim/lib/pmpi.h"
 #include "mpi_shim/lib/runtime.h"
+#include "mpi_shim/lib/tool.h"
 
 namespace torus::mpi {
 namespace {
@@ -70,7 +71,14 @@ const char* error_text(int code) {
     case MPI_ERR_RMA_FLAVOR: return "the window's flavor does not allow this call";
     case MPI_ERR_UNSUPPORTED_OPERATION: return "operation not supported by torus's MPI yet";
     case MPI_ERR_PROC_ABORTED: return "a peer process failed or the connection to it was lost";
-    default: return nullptr;
+    case MPI_ERR_SESSION: return "invalid session";
+    case MPI_ERR_SPAWN: return "cannot spawn processes: a torus job is the ranks its launcher "
+                               "started";
+    case MPI_ERR_PORT: return "invalid port: torus jobs cannot connect to one another";
+    case MPI_ERR_NAME: return "no service published under that name";
+    case MPI_ERR_SERVICE: return "cannot publish or unpublish a service: torus has no name "
+                                 "service";
+    default: return tool::error_text(code);  // MPI_T_ERR_*, or nullptr
   }
 }
 

@@ -26,13 +26,16 @@ int init(int required, int* provided, const char* fn) {
   int level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
               : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
                                                : required;
+  int rc = runtime_open(level);
+  // A session may have started the library already, at the level it has.
+  if (rc == MPI_SUCCESS) level = runtime()->thread_level;
   if (provided) *provided = level;
-  int rc = runtime_start(level);
   if (rc != MPI_SUCCESS) {
     // ERRORS_ARE_FATAL applies to a failed MPI_Init too: there is no job to continue in.
     std::fprintf(stderr, "torus MPI: %s failed; exiting\n", fn);
     std::exit(1);
   }
+  set_phase(Phase::Running);
   return rc;
 }
 
@@ -54,7 +57,8 @@ int PMPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 
 int PMPI_Finalize(void) {
   if (phase() != Phase::Running) return raise_error(nullptr, MPI_ERR_OTHER, "MPI_Finalize");
-  return runtime_stop();
+  set_phase(Phase::Finalized);
+  return runtime_close();
 }
 
 int PMPI_Initialized(int* flag) {

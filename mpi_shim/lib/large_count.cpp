@@ -2,7 +2,6 @@
 // it is; a larger one becomes one element of a derived type covering the whole range
 // (contiguous chunks of 2^30 elements, and the rest), which the int calls move like any
 // other type, reductions included (a predefined op computes on the type's basic elements).
-#include <climits>
 
 #include "mpi_shim/lib/comm.h"
 #include "mpi_shim/lib/errors.h"
@@ -193,14 +192,6 @@ int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 
 #undef TORUS_LARGE2
 
-int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  if (!newtype) return raise_error(nullptr, MPI_ERR_ARG, "MPI_Type_contiguous_c");
-  if (count >= 0 && count <= INT_MAX) return PMPI_Type_contiguous(int(count), oldtype, newtype);
-  BigCount big;
-  if (int e = big.init(count, oldtype)) return raise_error(nullptr, e, "MPI_Type_contiguous_c");
-  return PMPI_Type_dup(big.type(), newtype);
-}
-
 int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   if (!status || !count) return raise_error(nullptr, MPI_ERR_ARG, "MPI_Get_count_c");
   MPI_Count size = 0;
@@ -249,7 +240,6 @@ TORUS_MPI_ALIAS(MPI_Get_elements_c)
 TORUS_MPI_ALIAS(MPI_Type_size_c)
 TORUS_MPI_ALIAS(MPI_Type_get_extent_c)
 TORUS_MPI_ALIAS(MPI_Type_get_true_extent_c)
-TORUS_MPI_ALIAS(MPI_Type_contiguous_c)
 TORUS_MPI_ALIAS(MPI_Bcast_c)
 TORUS_MPI_ALIAS(MPI_Reduce_c)
 TORUS_MPI_ALIAS(MPI_Allreduce_c)

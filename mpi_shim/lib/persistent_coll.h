@@ -25,7 +25,7 @@ class Started final : public PendingOp {
   // Destroyed without finish(): MPI_Request_free of an active instance, which waited for it
   // first. Its own request is given back then (not at exit, when the table may be gone).
   ~Started() override {
-    if (inner_ == MPI_REQUEST_NULL || phase() != Phase::Running) return;
+    if (inner_ == MPI_REQUEST_NULL || !runtime()) return;
     if (Slot* s = slot_of(inner_)) {
       slot_wait(s);
       (void)slot_retire(&inner_, s, MPI_STATUS_IGNORE);
@@ -46,7 +46,7 @@ class HeldTypes {
   HeldTypes(const HeldTypes&) = delete;
   HeldTypes& operator=(const HeldTypes&) = delete;
   ~HeldTypes() {
-    if (phase() != Phase::Running) return;  // the type table is gone with the library
+    if (!runtime()) return;  // the type table is gone with the library
     for (MPI_Datatype& t : dups_) (void)PMPI_Type_free(&t);
   }
   MPI_Datatype hold(MPI_Datatype t) {

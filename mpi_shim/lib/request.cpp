@@ -105,7 +105,7 @@ void slot_settle(Slot* s) {
   if (s->op) {
     status_empty(&s->done_status);
     s->done_code = s->op->finish(&s->done_status);
-    s->op.reset();
+    if (!s->op->finish_repeats()) s->op.reset();
   } else if (s->req) {
     MPI_Status* st = &s->done_status;
     Status ts = s->req->status();
@@ -345,6 +345,10 @@ int PMPI_Request_free(MPI_Request* request) {
   // (for a persistent request: the instance started last, if it is still active).
   // A multi-step operation cannot finish without being polled: it is waited for here.
   if (s->op) {
+    if (s->op->free_when_done()) {
+      *request = MPI_REQUEST_NULL;
+      return MPI_SUCCESS;
+    }
     slot_wait(s);
     s->op.reset();
   }

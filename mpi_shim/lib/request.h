@@ -33,6 +33,14 @@ class PendingOp {
   // MPI_Cancel: asks the operation to end early if it still can (a receive not yet
   // matched); the outcome shows in finish()'s status. Most operations cannot.
   virtual void cancel() {}
+  // MPI_Request_free before the op finished: true when the op frees its handle itself once
+  // it finishes (a generalized request freed before MPI_Grequest_complete), so the call must
+  // neither wait nor release the slot; false: Request_free waits for the op.
+  virtual bool free_when_done() { return false; }
+  // True: the op outlives finish() and is destroyed with its handle, each completion call
+  // asking it again (a generalized request's query_fn runs for every Request_get_status and
+  // for the Wait that frees it; its free_fn runs when the handle goes).
+  virtual bool finish_repeats() const { return false; }
 };
 
 // A handle for a multi-step operation; the request table owns `op` from now on.

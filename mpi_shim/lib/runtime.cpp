@@ -15,6 +15,7 @@
 #include "mpi_shim/lib/comm.h"
 #include "mpi_shim/lib/op.h"
 #include "mpi_shim/lib/tag_layout.h"
+#include "mpi_shim/lib/tool_counters.h"
 #include "mpi_shim/lib/win.h"
 
 namespace torus::mpi {
@@ -24,6 +25,10 @@ namespace {
 // MPI_Finalized may be called from any thread at any time.
 std::unique_ptr<Runtime> g_runtime;
 std::atomic<Phase> g_phase{Phase::NotStarted};
+// Guards the users count and the set-up and tear-down it triggers.
+std::mutex g_users_mutex;
+int g_users = 0;
+bool g_stopped = false;  // set up once and torn down: it cannot come back
 
 constexpr const char* kAddrKey = "mpi-addr";
 
@@ -46,6 +51,9 @@ int setup_failed(const char* what, const std::string& why) {
 
 Runtime* runtime() noexcept { return g_runtime.get(); }
 Phase phase() noexcept { return g_phase.load(std::memory_order_acquire); }
+void set_phase(Phase p) noexcept { g_phase.store(p, std::memory_order_release); }
+
+namespace {
 
 int runtime_start(int thread_level) {
   auto rt = std::make_unique<Runtime>();
@@ -59,6 +67,7 @@ int runtime_start(int thread_level) {
   rt->world_rank = job.rank;
   rt->world_size = job.size;
   rt->thread_level = thread_level;
+  tool_counters.multi_thread = thread_level == MPI_THREAD_MULTIPLE;
   rt->main_thread = std::this_thread::get_id();
   rt->attrs.tag_ub = kTagUb;
   rt->attrs.host = MPI_PROC_NULL;   // no process is "the host"
@@ -97,7 +106,6 @@ int runtime_start(int thread_level) {
   rt->peer_failed = std::make_unique<std::atomic<bool>[]>(static_cast<size_t>(job.size));
   comms_init(job.rank, job.size);
   g_runtime = std::move(rt);
-  g_phase.store(Phase::Running, std::memory_order_release);
   return MPI_SUCCESS;
 }
 
@@ -119,8 +127,33 @@ int runtime_stop() {
   rt->context.reset();
   bool finalized = !is_error(rt->boot->finalize());
   g_runtime.reset();
-  g_phase.store(Phase::Finalized, std::memory_order_release);
   return (!is_error(s) && fenced && finalized) ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
+}  // namespace
+
+int runtime_open(int thread_level) {
+  std::lock_guard lock(g_users_mutex);
+  if (g_users > 0) {
+    ++g_users;
+    return MPI_SUCCESS;
+  }
+  if (g_stopped) {
+    std::fprintf(stderr, "torus MPI: the library was started and stopped already; a process "
+                         "can start it only once\n");
+    return MPI_ERR_OTHER;
+  }
+  const int rc = runtime_start(thread_level);
+  if (rc == MPI_SUCCESS) g_users = 1;
+  return rc;
+}
+
+int runtime_close() {
+  std::lock_guard lock(g_users_mutex);
+  if (g_users == 0) return MPI_ERR_OTHER;
+  if (--g_users > 0) return MPI_SUCCESS;
+  g_stopped = true;
+  return runtime_stop();
 }
 
 Endpoint* endpoint_to(int world_rank) {

@@ -38,14 +38,20 @@ struct Runtime {
   std::mutex connect_mutex;  // the bootstrap serves one thread at a time
 };
 
-// The runtime, or nullptr outside Init..Finalize.
+// The runtime, or nullptr while no one uses it.
 Runtime* runtime() noexcept;
+// The world model's phase (MPI_Initialized, MPI_Finalized): sessions do not change it.
 Phase phase() noexcept;
+void set_phase(Phase p) noexcept;
 
-// Sets up the world (bootstrap, one fence for worker addresses); returns an MPI error code.
-int runtime_start(int thread_level);
-// Barrier, fence, tear-down in order; returns an MPI error code.
-int runtime_stop();
+// The runtime's users are the world model (MPI_Init..MPI_Finalize) and each open session.
+// The first to open sets up the world (bootstrap, one fence for worker addresses) at
+// `thread_level`; later ones share it at the level it has. The last to close runs the
+// barrier, the fence and the tear-down, so it is collective over the world as MPI_Finalize
+// is. A process sets the runtime up once: opening it after it stopped fails (the job's
+// bootstrap cannot be joined twice). Both return an MPI error code.
+int runtime_open(int thread_level);
+int runtime_close();
 
 // The endpoint to a world rank (a bootstrap get and a connect on first use), or nullptr with
 // the reason logged.

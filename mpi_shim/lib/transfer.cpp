@@ -4,6 +4,7 @@
 #include "mpi_shim/lib/comm.h"
 #include "mpi_shim/lib/runtime.h"
 #include "mpi_shim/lib/tag_layout.h"
+#include "mpi_shim/lib/tool_counters.h"
 
 namespace torus::mpi {
 
@@ -12,6 +13,7 @@ Status post_send(const Comm& c, uint32_t ctx, const void* buf, size_t len, int d
   *req = nullptr;
   Endpoint* ep = endpoint_to(c.peer_world(dest));
   if (!ep) return Status::Unreachable;
+  count_sent(len);
   SendParams params;
   params.sync = sync;
   return ep->tag_send(buf, len, make_tag(ctx, c.rank, tag), req, params);
@@ -24,6 +26,7 @@ Status post_recv(const Comm& /*c*/, uint32_t ctx, void* buf, size_t len, int sou
   *req = nullptr;
   const bool any_source = source == MPI_ANY_SOURCE;
   const bool any_tag = tag == MPI_ANY_TAG;
+  count_recv_posted();
   return runtime()->worker->tag_recv(buf, len,
                                      make_tag(ctx, any_source ? 0 : source, any_tag ? 0 : tag),
                                      recv_mask(any_source, any_tag), req);

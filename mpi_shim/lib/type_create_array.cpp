@@ -3,12 +3,14 @@
 // whose extent is the whole array's. Both flatten to one block per run of owned elements
 // along the fastest dimension, visited in storage order (the typemap order MPICH gives).
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <vector>
 
 #include "mpi_shim/lib/datatype.h"
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/type_create.h"
 #include "mpi_shim/lib/type_layout.h"
 #include "mpi_shim/lib/type_table.h"
 
@@ -38,6 +40,16 @@ int make_array_type(const std::vector<int64_t>& sizes, const std::vector<Runs>& 
     LayoutBuilder b;
     bool empty = false;
     for (const Runs& r : owned) empty = empty || r.empty();
+    // One piece per fast run at every slower index: beyond INT_MAX pieces (sizes from the _c
+    // call) the flattened layout cannot be held.
+    int64_t pieces = int64_t(owned[n - 1].size());
+    for (size_t d = 0; d + 1 < n && !empty; ++d) {
+      int64_t along = 0;
+      for (const Run& r : owned[d]) along += r.length;
+      const bool over = along > INT_MAX / std::max<int64_t>(pieces, 1);
+      pieces = over ? int64_t(INT_MAX) + 1 : pieces * along;
+    }
+    if (!empty && pieces > INT_MAX) return MPI_ERR_COUNT;
     // An odometer over the slower dimensions' owned indices: which run, and where in it.
     std::vector<size_t> run(n, 0);
     std::vector<int64_t> at(n, 0);
@@ -97,68 +109,94 @@ int distribute(int distrib, int darg, int64_t gsize, int psize, int coord, Runs*
 
 }  // namespace
 
+namespace torus::mpi {
+
+int type_make_subarray(int ndims, WideArray sizes_in, WideArray subsizes, WideArray starts,
+                       int order, MPI_Datatype oldtype, MPI_Datatype* newtype, bool large) {
+  if (ndims <= 0 || sizes_in.null() || subsizes.null() || starts.null() ||
+      (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN))
+    return MPI_ERR_ARG;
+  const size_t n = static_cast<size_t>(ndims);
+  std::vector<int64_t> sizes(n);
+  std::vector<Runs> owned(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t size = sizes_in[i], sub = subsizes[i], start = starts[i];
+    if (size <= 0 || sub < 0 || start < 0 || start > size - sub) return MPI_ERR_ARG;
+    const size_t d = dim(order, ndims, i);
+    sizes[d] = size;
+    if (sub > 0) owned[d].push_back({start, sub});
+  }
+  TypeContents c{MPI_COMBINER_SUBARRAY, {ndims}, {}, {}};
+  for (const WideArray& a : {sizes_in, subsizes, starts})
+    for (size_t i = 0; i < n; ++i) {
+      if (large) c.counts.push_back(a[i]);
+      else c.ints.push_back(static_cast<int>(a[i]));
+    }
+  c.ints.push_back(order);
+  return make_array_type(sizes, owned, oldtype, newtype, std::move(c));
+}
+
+int type_make_darray(int size, int rank, int ndims, WideArray gsizes, const int distribs[],
+                     const int dargs[], const int psizes[], int order, MPI_Datatype oldtype,
+                     MPI_Datatype* newtype, bool large) {
+  if (size <= 0 || rank < 0 || rank >= size) return MPI_ERR_ARG;
+  if (ndims <= 0 || gsizes.null() || !distribs || !dargs || !psizes ||
+      (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN))
+    return MPI_ERR_ARG;
+  const size_t n = static_cast<size_t>(ndims);
+  int64_t procs = 1;
+  for (size_t i = 0; i < n; ++i) {
+    if (psizes[i] <= 0 || gsizes[i] <= 0) return MPI_ERR_ARG;
+    procs *= psizes[i];
+  }
+  if (procs != size) return MPI_ERR_ARG;
+  // The process grid is row-major whatever the array's order (as MPI_Cart_create's).
+  std::vector<int> coord(n);
+  for (size_t i = n, r = size_t(rank); i-- > 0;) {
+    coord[i] = int(r % size_t(psizes[i]));
+    r /= size_t(psizes[i]);
+  }
+  std::vector<int64_t> sizes(n);
+  std::vector<Runs> owned(n);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t d = dim(order, ndims, i);
+    sizes[d] = gsizes[i];
+    if (int e = distribute(distribs[i], dargs[i], gsizes[i], psizes[i], coord[i], &owned[d]))
+      return e;
+  }
+  // get_contents: the _c form reports the global sizes as large counts, the rest as ints.
+  TypeContents c{MPI_COMBINER_DARRAY, {size, rank, ndims}, {}, {}};
+  for (size_t i = 0; i < n; ++i) {
+    if (large) c.counts.push_back(gsizes[i]);
+    else c.ints.push_back(static_cast<int>(gsizes[i]));
+  }
+  for (const int* a : {distribs, dargs, psizes}) c.ints.insert(c.ints.end(), a, a + ndims);
+  c.ints.push_back(order);
+  return make_array_type(sizes, owned, oldtype, newtype, std::move(c));
+}
+
+}  // namespace torus::mpi
+
 extern "C" {
 
 int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
                               const int array_of_subsizes[], const int array_of_starts[],
                               int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  const char* fn = "MPI_Type_create_subarray";
-  if (ndims <= 0 || !array_of_sizes || !array_of_subsizes || !array_of_starts ||
-      (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN))
-    return raise_error(nullptr, MPI_ERR_ARG, fn);
-  std::vector<int64_t> sizes(static_cast<size_t>(ndims));
-  std::vector<Runs> owned(static_cast<size_t>(ndims));
-  TypeContents c{MPI_COMBINER_SUBARRAY, {ndims}, {}, {}};
-  for (int i = 0; i < ndims; ++i) {
-    const int size = array_of_sizes[i], sub = array_of_subsizes[i], start = array_of_starts[i];
-    if (size <= 0 || sub < 0 || start < 0 || int64_t(start) + sub > size)
-      return raise_error(nullptr, MPI_ERR_ARG, fn);
-    const size_t d = dim(order, ndims, size_t(i));
-    sizes[d] = size;
-    if (sub > 0) owned[d].push_back({start, sub});
-  }
-  for (const int* a : {array_of_sizes, array_of_subsizes, array_of_starts})
-    c.ints.insert(c.ints.end(), a, a + ndims);
-  c.ints.push_back(order);
-  return check(nullptr, make_array_type(sizes, owned, oldtype, newtype, std::move(c)), fn);
+  return check(nullptr,
+               type_make_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts,
+                                  order, oldtype, newtype, false),
+               "MPI_Type_create_subarray");
 }
 
 int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
                             const int array_of_distribs[], const int array_of_dargs[],
                             const int array_of_psizes[], int order, MPI_Datatype oldtype,
                             MPI_Datatype* newtype) {
-  const char* fn = "MPI_Type_create_darray";
-  if (size <= 0 || rank < 0 || rank >= size) return raise_error(nullptr, MPI_ERR_ARG, fn);
-  if (ndims <= 0 || !array_of_gsizes || !array_of_distribs || !array_of_dargs ||
-      !array_of_psizes || (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN))
-    return raise_error(nullptr, MPI_ERR_ARG, fn);
-  int64_t procs = 1;
-  for (int i = 0; i < ndims; ++i) {
-    if (array_of_psizes[i] <= 0 || array_of_gsizes[i] <= 0)
-      return raise_error(nullptr, MPI_ERR_ARG, fn);
-    procs *= array_of_psizes[i];
-  }
-  if (procs != size) return raise_error(nullptr, MPI_ERR_ARG, fn);
-  // The process grid is row-major whatever the array's order (as MPI_Cart_create's).
-  std::vector<int> coord(static_cast<size_t>(ndims));
-  for (int i = ndims, r = rank; i-- > 0;) {
-    coord[size_t(i)] = r % array_of_psizes[i];
-    r /= array_of_psizes[i];
-  }
-  std::vector<int64_t> sizes(static_cast<size_t>(ndims));
-  std::vector<Runs> owned(static_cast<size_t>(ndims));
-  for (int i = 0; i < ndims; ++i) {
-    const size_t d = dim(order, ndims, size_t(i));
-    sizes[d] = array_of_gsizes[i];
-    if (int e = distribute(array_of_distribs[i], array_of_dargs[i], array_of_gsizes[i],
-                           array_of_psizes[i], coord[size_t(i)], &owned[d]))
-      return raise_error(nullptr, e, fn);
-  }
-  TypeContents c{MPI_COMBINER_DARRAY, {size, rank, ndims}, {}, {}};
-  for (const int* a : {array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes})
-    c.ints.insert(c.ints.end(), a, a + ndims);
-  c.ints.push_back(order);
-  return check(nullptr, make_array_type(sizes, owned, oldtype, newtype, std::move(c)), fn);
+  return check(nullptr,
+               type_make_darray(size, rank, ndims, array_of_gsizes, array_of_distribs,
+                                array_of_dargs, array_of_psizes, order, oldtype, newtype,
+                                false),
+               "MPI_Type_create_darray");
 }
 
 TORUS_MPI_ALIAS(MPI_Type_create_subarray)

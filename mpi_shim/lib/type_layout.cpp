@@ -4,11 +4,15 @@
 #include "mpi_shim/lib/type_layout.h"
 
 #include <algorithm>
+#include <climits>
 
 namespace torus::mpi {
 
 void LayoutBuilder::add(const TypeLayout& old, MPI_Aint disp, size_t copies) {
   if (copies == 0) return;
+  const bool dense = old.blocks.size() == 1 && old.blocks[0].length == old.extent;
+  if (copies > size_t(INT_MAX) && ((!dense && !old.blocks.empty()) || old.runs.size() > 1))
+    throw LayoutTooLarge{};
   const MPI_Aint span = static_cast<MPI_Aint>(copies - 1) * old.extent;
   const MPI_Aint lb = disp + old.lb + std::min<MPI_Aint>(0, span);
   const MPI_Aint ub = disp + old.lb + old.extent + std::max<MPI_Aint>(0, span);
@@ -37,7 +41,7 @@ void LayoutBuilder::add(const TypeLayout& old, MPI_Aint disp, size_t copies) {
   out_.basic_count += copies * old.basic_count;
 
   // Copies of a single dense block touch each other: one block, whatever the count.
-  if (old.blocks.size() == 1 && old.blocks[0].length == old.extent) {
+  if (dense) {
     add_block(disp + old.blocks[0].offset, old.blocks[0].length * static_cast<MPI_Aint>(copies));
   } else if (!old.blocks.empty()) {
     for (size_t c = 0; c < copies; ++c) {

@@ -6,6 +6,11 @@
 
 namespace torus::mpi {
 
+// Thrown by LayoutBuilder::add for more than INT_MAX copies of a type that is not one dense
+// block of one basic type: they would flatten to a block or run per copy. type_guarded
+// answers MPI_ERR_COUNT.
+struct LayoutTooLarge {};
+
 class LayoutBuilder final {
  public:
   // Appends, in typemap order, `copies` copies of `old` from byte displacement `disp`.

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "mpi_shim/lib/datatype.h"
+#include "mpi_shim/lib/type_layout.h"
 
 namespace torus::mpi {
 
@@ -36,13 +37,15 @@ int type_copy_attrs(MPI_Datatype from, MPI_Datatype to);
 int type_delete_attrs(MPI_Datatype handle);
 
 // Runs a constructor's body (returning an MPI error code), turning an allocation failure of a
-// huge flattened layout into MPI_ERR_NO_MEM.
+// huge flattened layout into MPI_ERR_NO_MEM, and a count it cannot flatten into MPI_ERR_COUNT.
 template <typename F>
 int type_guarded(F&& body) {
   try {
     return std::forward<F>(body)();
   } catch (const std::bad_alloc&) {
     return MPI_ERR_NO_MEM;
+  } catch (const LayoutTooLarge&) {
+    return MPI_ERR_COUNT;
   }
 }
 
