@@ -77,7 +77,7 @@ static void exchange(int n, int sp, int rp, MPI_Datatype type, int stride, int t
 #ifdef TORUS_MPI_H
 static void held_back(void) {
   enum { kParts = 6, kPer = 50 };
-  int sbuf[kParts * kPer], rbuf[kParts * kPer];
+  int sbuf[kParts * kPer] = {0}, rbuf[kParts * kPer] = {0};
   MPI_Request sreq, rreq;
   CHECK_MPI(MPI_Psend_init(sbuf, kParts, kPer, MPI_INT, next, 3, MPI_COMM_WORLD, MPI_INFO_NULL,
                            &sreq));
