@@ -38,6 +38,12 @@ size_t pack_frag(void* dest, void* arg) {
   return f->hdr_length + f->length;
 }
 
+// The frame goes where its payload lines up with the source (tl::Endpoint::am_bcopy_aligned).
+Status bcopy_frag(tl::Endpoint& ep, proto::AmId id, FragPack& f) {
+  return ep.am_bcopy_aligned(id, &pack_frag, &f,
+                             reinterpret_cast<uintptr_t>(f.payload) - f.hdr_length);
+}
+
 template <typename H>
 std::span<const std::byte> as_bytes_of(const H& h) {
   return {reinterpret_cast<const std::byte*>(&h), sizeof(H)};
@@ -272,7 +278,7 @@ Status EndpointImpl::send_tag(const void* buf, size_t length, Tag tag, Request**
       if (!zcopy && length + sizeof(proto::EagerHdr) <= l.attr->limits.max_bcopy) {
         proto::EagerHdr h{tag};
         FragPack f{&h, sizeof(h), static_cast<const std::byte*>(buf), length};
-        Status s = l.ep->am_bcopy(proto::kAmEagerOnly, &pack_frag, &f);
+        Status s = bcopy_frag(*l.ep, proto::kAmEagerOnly, f);
         if (s != Status::NoResource) return s;
       }
     }
@@ -359,7 +365,7 @@ Status EndpointImpl::send_user_am(RequestImpl* req) {
   Status s = a.caps.am_short && f.hdr_length + f.length <= a.limits.max_short
                  ? am_lane().ep->am_short(proto::kAmUser, {hdr, f.hdr_length},
                                           {req->buffer, req->length})
-                 : am_lane().ep->am_bcopy(proto::kAmUser, &pack_frag, &f);
+                 : bcopy_frag(*am_lane().ep, proto::kAmUser, f);
   if (s == Status::NoResource) return s;
   worker_->complete_send(req, s);
   return Status::Ok;
@@ -401,7 +407,7 @@ Status EndpointImpl::send_fragment(RequestImpl* req, proto::AmId id, const void*
     return s;
   }
   FragPack f{hdr, hdr_len, data, len};
-  return l.ep->am_bcopy(id, &pack_frag, &f);
+  return bcopy_frag(*l.ep, id, f);
 }
 
 Status EndpointImpl::send_bcopy_fragments(RequestImpl* req) {

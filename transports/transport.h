@@ -117,6 +117,17 @@ class Endpoint {
                                         std::span<const std::byte> payload) = 0;
   // Calls pack(dest, arg) into a transport buffer; Ok when sent (or queued in the transport).
   [[nodiscard]] virtual Status am_bcopy(AmId id, PackFn pack, void* arg) = 0;
+  // am_bcopy of a frame whose copy runs fastest from an address congruent to `align` modulo
+  // 64 (the caller's source address minus its header's length). A transport whose buffer
+  // another core reads may place the frame there: a copy whose source and destination sit a
+  // few bytes apart within a page takes a slow path in the CPU's string copy
+  // (core/base/copy.h), and on lines another core holds that path costs a round trip per
+  // line. The default ignores the hint.
+  [[nodiscard]] virtual Status am_bcopy_aligned(AmId id, PackFn pack, void* arg,
+                                                uintptr_t align) {
+    (void)align;
+    return am_bcopy(id, pack, arg);
+  }
   [[nodiscard]] virtual Status am_zcopy(AmId id, std::span<const std::byte> header,
                                         std::span<const iovec> iov, Completion* comp) {
     (void)id; (void)header; (void)iov; (void)comp;

@@ -82,7 +82,7 @@ constexpr VarDecl kVars[] = {
     {.name = "TORUS_RNDV_THRESH", .type = Type::Size, .default_value = "auto", .unit = "bytes",
      .doc = "message size from which the rendezvous protocol is used; auto = from the cost "
             "model (shm: 256k while the cores share a cache; when a line between them "
-            "shows them far apart, ~8k for a message sent alone, ~10k among others)",
+            "shows them far apart, ~95k for a message sent alone, ~125k among others)",
      .allow_auto = true},
     {.name = "TORUS_ZCOPY_THRESH", .type = Type::Size, .default_value = "auto", .unit = "bytes",
      .doc = "payload bytes from which an eager fragment is sent from the user's buffer on "
@@ -109,7 +109,8 @@ constexpr VarDecl kVars[] = {
     {.name = "TORUS_SHM_FIFO_SIZE", .type = Type::Int, .default_value = "256", .unit = "cells",
      .doc = "cells in each worker's shared-memory receive FIFO; a power of two"},
     {.name = "TORUS_SHM_SEG_SIZE", .type = Type::Size, .default_value = "8k", .unit = "bytes",
-     .doc = "bytes of each FIFO cell's eager segment; larger eager messages are fragmented"},
+     .doc = "payload bytes of each FIFO cell's eager segment (which adds 128 bytes for "
+            "headers and alignment); larger eager messages are fragmented"},
     {.name = "TORUS_SHM_BOUNCE_SIZE", .type = Type::Size, .default_value = "256k",
      .unit = "bytes",
      .doc = "bytes of bounce-buffer get/put each endpoint may have unanswered when CMA is "

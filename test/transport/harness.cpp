@@ -281,6 +281,11 @@ Status send_bcopy(const Pair& p, tl::Endpoint& ep, tl::AmId id, std::span<const 
   return issue(p, [&](tl::Completion*) { return ep.am_bcopy(id, &pack_copy, &data); });
 }
 
+Status send_bcopy_aligned(const Pair& p, tl::Endpoint& ep, tl::AmId id,
+                          std::span<const std::byte> data, uintptr_t align) {
+  return issue(p, [&](tl::Completion*) { return ep.am_bcopy_aligned(id, &pack_copy, &data, align); });
+}
+
 tl::PackFn copy_packer() { return &pack_copy; }
 
 Status do_get(const Pair& p, tl::Endpoint& ep, std::span<std::byte> local, uint64_t remote_addr,

@@ -86,6 +86,8 @@ struct TestCompletion : tl::Completion {
 Status send_short(const Pair& p, tl::Endpoint& ep, tl::AmId id, std::span<const std::byte> header,
                   std::span<const std::byte> payload);
 Status send_bcopy(const Pair& p, tl::Endpoint& ep, tl::AmId id, std::span<const std::byte> data);
+Status send_bcopy_aligned(const Pair& p, tl::Endpoint& ep, tl::AmId id,
+                          std::span<const std::byte> data, uintptr_t align);
 tl::PackFn copy_packer();  // arg: a std::span<const std::byte>*
 
 // One-sided transfers split by max_get/max_put, each fragment retried on NoResource and

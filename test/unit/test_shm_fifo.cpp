@@ -258,6 +258,11 @@ TEST_CASE("shm fifo: the consumer hands cells back once per batch and never writ
 TEST_CASE("shm fifo: a malformed cell drops its sender and the receiver keeps running") {
   const std::string job = unique_job("bad");
   const JobGuard guard{job};
+  // What the first cell gets wrong.
+  enum class Bad { AmId, OffsetPastLine, PastSegment } bad = Bad::AmId;
+  SUBCASE("active message id out of range") { bad = Bad::AmId; }
+  SUBCASE("bcopy payload offset of a line or more") { bad = Bad::OffsetPastLine; }
+  SUBCASE("bcopy offset plus length past the segment") { bad = Bad::PastSegment; }
   Pipe to_child, from_child;
   const pid_t pid = spawn([&]() -> int {
     const auto deadline = deadline_in(30);
@@ -274,7 +279,11 @@ TEST_CASE("shm fifo: a malformed cell drops its sender and the receiver keeps ru
                       g.seg_size, ::getpid());
     shm::FifoWriter::Slot slot;
     if (!w.claim(slot)) return 14;
-    (void)w.publish(slot, 200, 0, 4);  // AM id out of range
+    switch (bad) {
+      case Bad::AmId: (void)w.publish(slot, 200, 0, 4); break;
+      case Bad::OffsetPastLine: (void)w.publish(slot, 1, shm::kCellBcopy, 4, 64); break;
+      case Bad::PastSegment: (void)w.publish(slot, 1, shm::kCellBcopy, g.seg_size - 8, 16); break;
+    }
     if (!w.claim(slot)) return 15;
     (void)w.publish(slot, 1, 0, 4);    // well-formed, but from a dropped peer
     char c;
@@ -436,7 +445,7 @@ TEST_CASE("shm segment: reachability compares host, IPC, network and PID namespa
   CHECK(at.caps.am_short);
   CHECK(at.caps.get_zcopy);
   CHECK(at.limits.max_short == shm::kMaxInline);
-  CHECK(at.limits.max_bcopy == 8192);
+  CHECK(at.limits.max_bcopy == 8192 + shm::kSegHeadroom);
   CHECK(at.reach == tl::Reach::SameHost);
   CHECK(at.rkey_size == sizeof(shm::PackedRkey));
 }

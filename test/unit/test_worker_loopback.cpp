@@ -98,7 +98,8 @@ TEST_CASE("a worker destroyed while reassembling an unexpected message frees it 
   auto& a = w.a;
   auto& b = w.b;
   auto& ep = w.ep;
-  std::vector<std::byte> big(3 << 20, std::byte{7});  // more fragments than the ring holds
+  // Far more fragments than the ring (256 cells of ~8 KiB) and the three rounds below move.
+  std::vector<std::byte> big(8 << 20, std::byte{7});
   Request* req = nullptr;
   REQUIRE(ep->tag_send(big.data(), big.size(), 1, &req) == Status::InProgress);
   for (int i = 0; i < 3; ++i) {

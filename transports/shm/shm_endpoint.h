@@ -25,7 +25,12 @@ class ShmEndpoint final : public tl::Endpoint {
 
   [[nodiscard]] Status am_short(tl::AmId id, std::span<const std::byte> header,
                                 std::span<const std::byte> payload) override;
-  [[nodiscard]] Status am_bcopy(tl::AmId id, tl::PackFn pack, void* arg) override;
+  [[nodiscard]] Status am_bcopy(tl::AmId id, tl::PackFn pack, void* arg) override {
+    return am_bcopy_aligned(id, pack, arg, 0);
+  }
+  // Places the frame at the hinted alignment within the cell's segment (Cell::seg_offset).
+  [[nodiscard]] Status am_bcopy_aligned(tl::AmId id, tl::PackFn pack, void* arg,
+                                        uintptr_t align) override;
   [[nodiscard]] Status get_zcopy(std::span<std::byte> local, uint64_t remote_addr,
                                  std::span<const std::byte> rkey,
                                  tl::Completion* comp) override;

@@ -112,9 +112,11 @@ class FifoWriter final {
 
   // Publishes a claimed cell. Returns true when the consumer sleeps and this caller must send
   // the wake-up (exactly one producer gets true per sleep).
-  bool publish(const Slot& slot, uint8_t am_id, uint8_t flags, uint32_t length) noexcept {
+  bool publish(const Slot& slot, uint8_t am_id, uint8_t flags, uint32_t length,
+               uint16_t seg_offset = 0) noexcept {
     Cell* cell = slot.cell;
     cell->length = length;
+    cell->seg_offset = seg_offset;
     cell->sender = sender_;
     cell->am_id = am_id;
     cell->flags = flags;

@@ -56,7 +56,7 @@ tl::IfaceAttr make_attr(const Settings& s, const Geometry& geo, bool oversubscri
   a.caps.put_zcopy = true;
   a.caps.connect_to_iface = true;
   a.limits.max_short = kMaxInline;
-  a.limits.max_bcopy = geo.seg_size;
+  a.limits.max_bcopy = geo.seg_size - kCacheLine;  // the rest is am_bcopy_aligned's room
   a.limits.max_iov = 1;
   a.limits.max_get = std::numeric_limits<size_t>::max();
   a.limits.max_put = std::numeric_limits<size_t>::max();
@@ -68,7 +68,7 @@ tl::IfaceAttr make_attr(const Settings& s, const Geometry& geo, bool oversubscri
   // With more processes than cores, CPU time is what the ranks share, and eager spends two
   // copies of it where a get spends one: 4 ranks on 2 cores, allreduce of 128 KiB (32-64 KiB
   // messages) took 82-95 us with a rendezvous from 12-48 KiB, 138-243 eager.
-  a.limits.max_eager = oversubscribed ? size_t{32} << 10 : size_t{geo.fifo_size} * geo.seg_size / 8;
+  a.limits.max_eager = oversubscribed ? size_t{32} << 10 : size_t{geo.fifo_size} * (geo.seg_size - kSegSlack) / 8;
   if (s.cma == CmaMode::No)
     a.rma_cost = tl::Cost{3000, 500, 6e9, false};  // two copies through the FIFO, target polls
   else {
@@ -327,9 +327,11 @@ void ShmIface::dispatch_slow(const Cell& cell) {
     return deliver(id, cell.data, length);
   }
   if (flags == kCellBcopy) {
-    if (length > seg_size) return malformed(sender, "bcopy length exceeds the segment");
+    const uint32_t offset = cell.seg_offset;
+    if (offset >= kCacheLine) return malformed(sender, "bcopy offset beyond a line");
+    if (length > seg_size - offset) return malformed(sender, "bcopy length exceeds the segment");
     if (id >= tl::kMaxAmId) return malformed(sender, "active message id out of range");
-    return deliver(id, reader_.segment_of_head(), length);
+    return deliver(id, reader_.segment_of_head() + offset, length);
   }
   if (flags == (kCellBcopy | kCellInternal)) {
     if (length > seg_size) return malformed(sender, "internal length exceeds the segment");

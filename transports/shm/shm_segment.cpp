@@ -59,7 +59,7 @@ Result<Geometry> make_geometry(uint64_t fifo_size, uint64_t seg_size) {
   Geometry g;
   g.fifo_size = static_cast<uint32_t>(fifo_size);
   // Segments start on cache lines so a chunk copy never shares a line with a neighbour's.
-  g.seg_size = static_cast<uint32_t>(round_up(seg_size, kCacheLine));
+  g.seg_size = static_cast<uint32_t>(round_up(seg_size + kSegSlack, kCacheLine));
   g.region_slots = kRegionSlots;
   g.cells_offset = kPage;
   g.segs_offset = round_up(g.cells_offset + g.fifo_size * kCellSize, kPage);
@@ -169,8 +169,9 @@ Result<std::unique_ptr<Segment>> Segment::attach(const std::string& name, pid_t 
                           std::to_string(hdr_copy.owner_pid) + ", version " +
                           std::to_string(hdr_copy.version) + ")");
   }
-  auto geo = make_geometry(hdr_copy.fifo_size, hdr_copy.seg_size);
-  if (!geo || geo->seg_size != hdr_copy.seg_size || hdr_copy.region_slots != kRegionSlots ||
+  // The header holds the stride, which is the setting plus kSegSlack, rounded to a line.
+  auto geo = make_geometry(hdr_copy.fifo_size, hdr_copy.seg_size - kSegSlack);
+  if (hdr_copy.seg_size < kSegSlack || !geo || geo->seg_size != hdr_copy.seg_size || hdr_copy.region_slots != kRegionSlots ||
       hdr_copy.total_size != geo->total_size ||
       static_cast<size_t>(st.st_size) < geo->total_size) {
     ::close(fd);

@@ -20,7 +20,7 @@ namespace torus::shm {
 // recomputes it instead of trusting offsets written by someone else.
 struct Geometry {
   uint32_t fifo_size = 0;
-  uint32_t seg_size = 0;
+  uint32_t seg_size = 0;  // each cell's segment: the setting plus kSegSlack, a whole line
   uint32_t region_slots = kRegionSlots;
   size_t cells_offset = 0;
   size_t segs_offset = 0;

@@ -11,7 +11,7 @@
 namespace torus::shm {
 
 inline constexpr uint64_t kMagic = 0x316d687375726f74ull;  // "torushm1", little endian
-inline constexpr uint8_t kVersion = 5;
+inline constexpr uint8_t kVersion = 6;
 inline constexpr size_t kCacheLine = 64;
 inline constexpr size_t kPage = 4096;
 
@@ -38,13 +38,20 @@ struct alignas(kCacheLine) Cell {
   int32_t sender;    // producer's pid: to drop the right peer on a malformed cell
   uint8_t am_id;
   uint8_t flags;
-  uint16_t reserved;
+  uint16_t seg_offset;  // kCellBcopy: where the payload starts in the segment, < kCacheLine
   std::byte data[kMaxInline];
 };
 static_assert(sizeof(Cell) == kCellSize);
 static_assert(offsetof(Cell, data) == kCellHeader);
 static_assert(std::atomic<uint32_t>::is_always_lock_free);
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
+
+// Each cell's eager segment holds TORUS_SHM_SEG_SIZE bytes of payload plus kSegSlack: room
+// for the protocol's header before it (up to kSegHeadroom bytes, so a payload of exactly the
+// setting, 8 KiB by default, still travels in one cell) and for moving the frame up to a line
+// so that its payload lines up with the sender's buffer (Cell::seg_offset).
+inline constexpr size_t kSegHeadroom = 64;
+inline constexpr size_t kSegSlack = kSegHeadroom + kCacheLine;
 
 // ---- segment header -----------------------------------------------------------------------
 // Immutable fields first (written once by the owner before its address is published); each
