@@ -61,7 +61,7 @@ TEST_CASE("placement: scattered slow loads stay near; a far mixture goes far and
   CHECK_FALSE(p.record_ns(-1));
 }
 
-TEST_CASE("placement: one fragment in kSampleEveryNear is sampled, more while far") {
+TEST_CASE("placement: one fragment in kSampleEveryNear is sampled, kSampleEveryFar while far") {
   Placement p;
   int timed = 0;
   for (unsigned i = 0; i < 10 * Placement::kSampleEveryNear; ++i) timed += p.sample_next() ? 1 : 0;

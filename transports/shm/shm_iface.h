@@ -100,6 +100,7 @@ class ShmIface final : public tl::Iface {
   };
 
   unsigned poll_fifo();
+  void prefetch_payload(const Cell& cell, uint32_t length, uint8_t flags) noexcept;
   void dispatch_slow(const Cell& cell);
   void malformed(int32_t sender, const char* what);
   void deliver(uint8_t id, const void* data, size_t length);

@@ -150,6 +150,7 @@ class TcpIface final : public tl::Iface {
   void* error_arg_ = nullptr;
   std::vector<std::byte> scratch_;  // am_bcopy packs here
   unsigned polls_ = 0;
+  int64_t last_idle_poll_ns_ = 0;  // coarse clock: when an iface without sockets last looked
   bool congestion_warned_ = false;
   uint64_t reads_ = 0;  // recv() calls that returned data
   unsigned refused_logged_ = 0;
