@@ -48,6 +48,11 @@ bool Coop::decide(size_t length) noexcept {
   // lost 15-28 % so, and 2-8 % at 1-8 MiB). Such gets stay plain and out of the measurements.
   if (iface_.regions().readable() != 0) return false;
   if (length >= threshold_) return true;
+  // Between far cores the measured choice picked sharing in streams where plain gets were
+  // faster (mpi_bw at 512 KiB: 12.2-13.7 GB/s adaptive, 17.6-18.1 plain, three interleaved
+  // pairs) and sharing gained nothing in a ping-pong (128-512 KiB level): far, only gets
+  // from the threshold up are shared.
+  if (!iface_.cores_near()) return false;
   const auto t = std::chrono::steady_clock::now().time_since_epoch();
   return policy_.choose(length, static_cast<uint64_t>(std::chrono::nanoseconds(t).count()));
 }

@@ -48,6 +48,11 @@ Status ShmEndpoint::am_short(tl::AmId id, std::span<const std::byte> header,
     return Status::InvalidParam;
   FifoWriter::Slot slot;
   if (!fifo_.claim(slot)) return Status::NoResource;
+  // Short messages time the line too: a process that only answers (a receiver's acks, a
+  // rendezvous initiator) learns the placement its gets are shared by (shm_coop.cpp).
+  if (iface_.sample_placement()) [[unlikely]] {
+    if (const uint64_t ticks = fifo_.time_released_line()) iface_.line_timed(ticks);
+  }
   // The bytes past line 0 first, then line 0's and the sequence word together: the consumer
   // polls line 0, and every store into it while it polls costs the line a round trip.
   std::byte* dst = slot.cell->data;

@@ -90,6 +90,7 @@ class ShmIface final : public tl::Iface {
   // The cores' placement, sampled in eager sends (shm_placement.h): a change of class
   // revises am_cost and moves attributes().cost_epoch on.
   bool sample_placement() noexcept { return placement_.sample_next(); }
+  bool cores_near() const noexcept { return placement_.near(); }
   void line_timed(uint64_t ticks) noexcept;
   void remove_endpoint(ShmEndpoint* ep) noexcept;
 
