@@ -170,8 +170,10 @@ Result<std::unique_ptr<Segment>> Segment::attach(const std::string& name, pid_t 
                           std::to_string(hdr_copy.version) + ")");
   }
   // The header holds the stride, which is the setting plus kSegSlack, rounded to a line.
-  auto geo = make_geometry(hdr_copy.fifo_size, hdr_copy.seg_size - kSegSlack);
-  if (hdr_copy.seg_size < kSegSlack || !geo || geo->seg_size != hdr_copy.seg_size || hdr_copy.region_slots != kRegionSlots ||
+  auto geo = hdr_copy.seg_size < kSegSlack
+                 ? Result<Geometry>(make_error(Status::ProtocolError, "segment too small"))
+                 : make_geometry(hdr_copy.fifo_size, hdr_copy.seg_size - kSegSlack);
+  if (!geo || geo->seg_size != hdr_copy.seg_size || hdr_copy.region_slots != kRegionSlots ||
       hdr_copy.total_size != geo->total_size ||
       static_cast<size_t>(st.st_size) < geo->total_size) {
     ::close(fd);
