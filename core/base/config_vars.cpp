@@ -119,7 +119,8 @@ constexpr VarDecl kVars[] = {
      .unit = "bytes",
      .doc = "smallest CMA get that the target process helps copy (both cores copy chunks at "
             "once), unless the initiator's own rendezvous sends are being read (both cores "
-            "busy); 0 never asks for help"},
+            "busy); between cores a cache line shows far apart, twice this; 0 never asks "
+            "for help"},
     {.name = "TORUS_SHM_COOP_ADAPTIVE", .type = Type::Size, .default_value = "128k",
      .unit = "bytes",
      .doc = "smallest CMA get that may be shared below TORUS_SHM_COOP_THRESH: in that range "
