@@ -115,17 +115,16 @@ constexpr VarDecl kVars[] = {
      .unit = "bytes",
      .doc = "bytes of bounce-buffer get/put each endpoint may have unanswered when CMA is "
             "refused (the pipeline depth of the fallback copy)"},
-    {.name = "TORUS_SHM_COOP_THRESH", .type = Type::Size, .default_value = "1m",
+    {.name = "TORUS_SHM_COOP_THRESH", .type = Type::Size, .default_value = "2m",
      .unit = "bytes",
      .doc = "smallest CMA get that the target process helps copy (both cores copy chunks at "
             "once), unless the initiator's own rendezvous sends are being read (both cores "
-            "busy); between cores a cache line shows far apart, twice this; 0 never asks "
-            "for help"},
-    {.name = "TORUS_SHM_COOP_ADAPTIVE", .type = Type::Size, .default_value = "128k",
+            "busy); 0 never asks for help"},
+    {.name = "TORUS_SHM_COOP_ADAPTIVE", .type = Type::Size, .default_value = "inf",
      .unit = "bytes",
-     .doc = "smallest CMA get that may be shared below TORUS_SHM_COOP_THRESH: in that range "
-            "each process times plain and shared gets in turns and uses the faster; inf "
-            "never"},
+     .doc = "smallest CMA get that may be shared below TORUS_SHM_COOP_THRESH, while the "
+            "cores share a cache: in that range each process times plain and shared gets in "
+            "turns and uses the faster; inf never"},
 
     // TCP transport.
     {.name = "TORUS_NET_DEVICES", .type = Type::String, .default_value = "all", .unit = "",

@@ -47,16 +47,12 @@ bool Coop::decide(size_t length) noexcept {
   // timing only its own gets, would see a gain (MPI bidirectional bandwidth at 128-512 KiB
   // lost 15-28 % so, and 2-8 % at 1-8 MiB). Such gets stay plain and out of the measurements.
   if (iface_.regions().readable() != 0) return false;
-  const bool near = iface_.cores_near();
-  // Between far cores the target's help pays only on larger gets: from twice the threshold.
-  // mpi_bw at 1 MiB (the default threshold) ran 8-10 GB/s shared and 12-13 plain; at 2 MiB
-  // 17-18 shared and 13-14 plain; a 1 MiB ping-pong was level either way (interleaved runs).
-  if (length >= threshold_) return near || length - threshold_ >= threshold_;
-  // Below the threshold the measured choice picked sharing, between far cores, in streams
-  // where plain gets were faster (mpi_bw at 512 KiB: 12.2-13.7 GB/s adaptive, 17.6-18.1
-  // plain, three interleaved pairs), and sharing gained nothing in a ping-pong (128-512 KiB
-  // level): far, none of these is shared.
-  if (!near) return false;
+  if (length >= threshold_) return true;
+  // Between far cores the measured choice picked sharing in streams where plain gets were
+  // faster (mpi_bw at 512 KiB: 12.2-13.7 GB/s adaptive, 17.6-18.1 plain, three interleaved
+  // pairs) and sharing gained nothing in a ping-pong (128-512 KiB level): far, only gets
+  // from the threshold up are shared.
+  if (!iface_.cores_near()) return false;
   const auto t = std::chrono::steady_clock::now().time_since_epoch();
   return policy_.choose(length, static_cast<uint64_t>(std::chrono::nanoseconds(t).count()));
 }

@@ -35,8 +35,8 @@ struct Settings {
   uint64_t fifo_size = 256;         // TORUS_SHM_FIFO_SIZE
   uint64_t seg_size = 8192;         // TORUS_SHM_SEG_SIZE
   uint64_t bounce_size = 256 << 10; // TORUS_SHM_BOUNCE_SIZE
-  uint64_t coop_thresh = 1 << 20;   // TORUS_SHM_COOP_THRESH (0: never)
-  uint64_t coop_adaptive = 128 << 10;  // TORUS_SHM_COOP_ADAPTIVE (inf: never)
+  uint64_t coop_thresh = 2 << 20;   // TORUS_SHM_COOP_THRESH (0: never)
+  uint64_t coop_adaptive = UINT64_MAX;  // TORUS_SHM_COOP_ADAPTIVE (inf: never)
 };
 
 // A parsed peer address.
