@@ -30,14 +30,10 @@ constexpr size_t kReduceRabenseifnerBytes = 256u << 10;
 // from kAllreduceRingBytes when n is not a power of two (commutative ops only). With 2 or 4
 // ranks, doubling moves the vector only 1 or 2 times against Rabenseifner's 1 or 1.5, and
 // Rabenseifner's allgather makes each rank write lines the partner has just read (a
-// cross-core invalidation per line): doubling stays ahead while the vector times the ranks
-// is under kAllreduceSmallWorkBytes, so up to 2 MiB with 2 ranks and 1 MiB with 4 (session
-// 22, interleaved: 2 ranks, shm between far cores, 1 MiB 163-170 against 243-252 us, 2 MiB
-// 330-366 against 488-518, 4 MiB 1651-1937 against 1187-1392; over tcp 2 MiB 660-675
-// against 854-932; 4 ranks on 2 cores, 1 MiB 590-681 against 648-873, 2 MiB 1891-2800
-// against 1577-1920).
+// cross-core invalidation per line): doubling stays ahead until kAllreduceSmallLongBytes
+// (2 ranks, shm, 64-256 KiB: 8-33 against 20-43 us; 4 ranks on 2 cores similar).
 constexpr size_t kAllreduceLongBytes = 64u << 10;
-constexpr size_t kAllreduceSmallWorkBytes = 8u << 20;
+constexpr size_t kAllreduceSmallLongBytes = 512u << 10;
 constexpr size_t kAllreduceRingBytes = 1u << 20;
 // Reduce_scatter: the ring from this many bytes in all when n is not a power of two
 // (commutative ops only), recursive halving otherwise.
@@ -131,9 +127,8 @@ Algo select_allreduce(const Comm& c, size_t count, size_t bytes, bool commutativ
   Algo a;
   if (settings().allreduce) {
     a = *settings().allreduce;
-  } else if (bytes < (c.size <= 4 && power_of_two(c.size)
-                          ? kAllreduceSmallWorkBytes / size_t(c.size)
-                          : kAllreduceLongBytes) ||
+  } else if (bytes < (c.size <= 4 && power_of_two(c.size) ? kAllreduceSmallLongBytes
+                                                          : kAllreduceLongBytes) ||
              count < size_t(c.size)) {
     a = Algo::RecursiveDoubling;
   } else {
