@@ -97,6 +97,10 @@ void Worker::mem_deregister(MemHandle* handle) {
 
 uint64_t Endpoint::peer_uid() const noexcept { return impl(this)->uid(); }
 std::string Endpoint::describe() const { return impl(this)->describe_impl(); }
+size_t Endpoint::rndv_threshold() {
+  ApiGuard g(impl(this)->worker());
+  return impl(this)->rndv_threshold();
+}
 
 uint64_t Worker::uid() const noexcept { return impl_->w->uid(); }
 std::vector<std::byte> Worker::address() const { return impl_->w->address(); }

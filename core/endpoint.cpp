@@ -137,6 +137,11 @@ void EndpointImpl::rebuild_tables() {
   }
 }
 
+size_t EndpointImpl::rndv_threshold() {
+  if (*am_cost_epoch_ != built_epoch_) rebuild_tables();
+  return tag_table_.first_rndv();
+}
+
 bool EndpointImpl::sent_alone() noexcept {
   const uint64_t polls = worker_->progress_calls();
   const bool alone = outstanding_ == nullptr && polls != last_alone_polls_;

@@ -47,6 +47,7 @@ class EndpointImpl final : public Endpoint {
   // The lane of the transport a peer named in an RTS/RTR (it must do get or put); -1 if none.
   int rma_lane_index(uint32_t tl_hash) const noexcept;
   std::string describe_impl() const;
+  size_t rndv_threshold();  // Endpoint::rndv_threshold, from the current costs
 
   Status send_tag(const void* buf, size_t length, Tag tag, Request** req, const SendParams& p);
   Status send_am(unsigned id, std::span<const std::byte> header,

@@ -125,6 +125,10 @@ class Endpoint {
   uint64_t peer_uid() const noexcept;
   // Human-readable lanes and protocol table (what TORUS_PROTO_INFO prints).
   std::string describe() const;
+  // The smallest tagged message a send now would carry by rendezvous, SIZE_MAX if none.
+  // It follows the transport's measured costs (shm: how far apart the two cores are), so a
+  // layer above may pick its algorithm by it, as MPI's allreduce does.
+  size_t rndv_threshold();
 
  protected:
   Endpoint() = default;

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "core/base/config.h"
+#include "mpi_shim/lib/coll_placement.h"
 #include "mpi_shim/lib/coll_util.h"
 #include "mpi_shim/lib/runtime.h"
 
@@ -32,6 +33,15 @@ constexpr size_t kReduceRabenseifnerBytes = 256u << 10;
 // Rabenseifner's allgather makes each rank write lines the partner has just read (a
 // cross-core invalidation per line): doubling stays ahead until kAllreduceSmallLongBytes
 // (2 ranks, shm, 64-256 KiB: 8-33 against 20-43 us; 4 ranks on 2 cores similar).
+// With 2 ranks, doubling wins at any size wherever Rabenseifner's segments go by rendezvous
+// (shm between far cores, tcp): its one step moves the whole vector in one rendezvous,
+// landing in the receive buffer, where Rabenseifner pays one per segment. Between near
+// cores the segments go eager and Rabenseifner wins. Interleaved, shm, far: 512 KiB 45-49
+// against 88-93 us, 1 MiB 97-105 against 179-190, 4 MiB 420-459 against 771-939, 16 MiB
+// 3.7-4.5 against 4.6-5.4 ms (Open MPI 82-84 us, 169-180, 667-702, 15.7-16.1 ms); near,
+// 1 MiB 132-153 against 78-90 (before the landing in place). Over tcp, 2 MiB 660-675
+// against 854-932. With 4 ranks on 2 cores doubling lost from 256 KiB far and won to 1 MiB
+// near, the other way round, so they keep the size rule.
 constexpr size_t kAllreduceLongBytes = 64u << 10;
 constexpr size_t kAllreduceSmallLongBytes = 512u << 10;
 constexpr size_t kAllreduceRingBytes = 1u << 20;
@@ -123,13 +133,15 @@ Algo select_reduce(const Comm& c, size_t count, size_t bytes, bool commutative) 
   return report(c, "reduce", a, count, bytes);
 }
 
-Algo select_allreduce(const Comm& c, size_t count, size_t bytes, bool commutative) {
+Algo select_allreduce(Comm& c, size_t count, size_t bytes, bool commutative) {
   Algo a;
+  const bool few = c.size <= 4 && power_of_two(c.size);
   if (settings().allreduce) {
     a = *settings().allreduce;
-  } else if (bytes < (c.size <= 4 && power_of_two(c.size) ? kAllreduceSmallLongBytes
-                                                          : kAllreduceLongBytes) ||
+  } else if (bytes < (few ? kAllreduceSmallLongBytes : kAllreduceLongBytes) ||
              count < size_t(c.size)) {
+    a = Algo::RecursiveDoubling;
+  } else if (c.size == 2 && partners_rendezvous(c, kSegmentBytes)) {
     a = Algo::RecursiveDoubling;
   } else {
     a = !power_of_two(c.size) && bytes >= kAllreduceRingBytes ? Algo::Ring : Algo::Rabenseifner;

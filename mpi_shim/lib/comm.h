@@ -45,6 +45,14 @@ struct Comm {
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   uint32_t coll_seq = 0;  // collectives started on this communicator (same on every rank)
   uint32_t coll_context() const { return context_id + 1; }
+  // The ranks' last agreement on whether messages of `bytes` to the recursive-doubling
+  // partners go by rendezvous (coll_placement.cpp), good for `calls_left` more asks.
+  struct RndvAgreement {
+    uint32_t calls_left = 0;
+    size_t bytes = 0;
+    bool value = false;
+  };
+  RndvAgreement rndv_agreed;
 
   // An intercommunicator (comm_inter.cpp): rank, size and world_ranks describe the local
   // group, while point-to-point peers and the inter-group messages of its collectives name

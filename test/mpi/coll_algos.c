@@ -86,8 +86,8 @@ static void bcasts(void) {
 
 static void reduces(void) {
   /* Reduce: binomial below 256 KiB, Rabenseifner above; allreduce: recursive doubling below
-   * 64 KiB (512 KiB at 2 or 4 ranks), Rabenseifner above, or the ring from 1 MiB when size is
-   * not a power of two. */
+   * 64 KiB (512 KiB at 2 or 4 ranks, further where 256 KiB goes by rendezvous), Rabenseifner
+   * above, or the ring from 1 MiB when size is not a power of two. */
   const long kCounts[] = {0,     1,      size - 1, size + 1, 16383,  16385,
                           65535, 65537,  131071,   131073,   262143, 262145, 786433};
   for (size_t k = 0; k < sizeof(kCounts) / sizeof(kCounts[0]); ++k) {

@@ -142,3 +142,9 @@ TEST_CASE("a receive posted against an unexpected RTS reads on progress, not whi
   CHECK(sreq->status() == Status::Ok);
   sreq->release();
 }
+
+TEST_CASE("an endpoint reports where its rendezvous starts") {
+  TwoWorkers w({{"TORUS_RNDV_THRESH", "64k"}});
+  CHECK(w.ep->rndv_threshold() == 65536);
+  CHECK(w.ep->describe().find("65536 .. inf") != std::string::npos);
+}
