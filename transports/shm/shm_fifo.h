@@ -50,6 +50,16 @@ inline void prefetch_for_write(const void* p) noexcept {
 #endif
 }
 
+// A plain prefetch that the compiler keeps: GCC 12 deletes a loop whose body is only
+// __builtin_prefetch when it does not unroll it first (a loop without side effects).
+inline void prefetch_line(const void* p) noexcept {
+#if defined(__x86_64__)
+  asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(p)));
+#else
+  __builtin_prefetch(p);
+#endif
+}
+
 class FifoWriter final {
  public:
   struct Slot {
@@ -151,6 +161,27 @@ class FifoReader final {
     Cell* cell = &cells_[head_ & mask_];
     return cell->seq.load(std::memory_order_acquire) == head_ + 1 ? cell : nullptr;
   }
+  // For a consumer far from its producers (ShmIface decides), called while the head cell is
+  // empty: asks for the lines the next message will most likely fill besides line 0. Line 0
+  // carries the sequence word, and the other lines were otherwise asked for only once it was
+  // seen: two cross-core fetches one after the other (~200 ns each far), where OMPI's fast
+  // boxes pay one. Asked for on every empty poll, they are refetched as soon as the
+  // producer's stores take them away, so they arrive with line 0 or before it. Near, the
+  // lines the producer must take back cost more than the wait saved.
+  void prefetch_head() const noexcept {
+    const char* cell = reinterpret_cast<const char*>(&cells_[head_ & mask_]);
+    for (size_t off = kCacheLine; off < kCellSize; off += kCacheLine) prefetch_line(cell + off);
+    const char* seg = reinterpret_cast<const char*>(segment_of_head());
+    for (uint32_t off = 0; off < seg_span_; off += kCacheLine) prefetch_line(seg + off);
+  }
+  // The segment bytes (alignment offset included) the message just read used, 0 for an
+  // inline one: the next message's segment is prefetched as if it were the same. Not beyond
+  // kWaitSegSpan: lines the producer is still writing bounce between the cores when asked
+  // for meanwhile (a 1 KiB allreduce far: 1.04 against 0.70 us without).
+  void note_segment_span(uint32_t bytes) noexcept {
+    seg_span_ = bytes <= kWaitSegSpan ? bytes : 0;
+  }
+
   std::byte* segment_of_head() const noexcept {
     return segs_ + static_cast<size_t>(head_ & mask_) * seg_size_;
   }
@@ -177,7 +208,9 @@ class FifoReader final {
   std::atomic<uint32_t>* tail_ = nullptr;
   Cell* cells_ = nullptr;
   std::byte* segs_ = nullptr;
+  static constexpr uint32_t kWaitSegSpan = 640;  // a 512-byte payload at any offset
   uint32_t head_ = 0;  // private: only the consumer needs it
+  uint32_t seg_span_ = 0;
   uint32_t mask_ = 0;
   uint32_t seg_size_ = 0;
 };

@@ -288,13 +288,13 @@ void ShmIface::prefetch_payload(const Cell& cell, uint32_t length, uint8_t flags
     if (length <= kLine0Inline) return;
     const auto* base = reinterpret_cast<const char*>(&cell);
     for (size_t off = kCacheLine; off < kCellHeader + length && off < kCellSize; off += kCacheLine)
-      __builtin_prefetch(base + off);
+      prefetch_line(base + off);
   } else if (flags == kCellBcopy) {
     // The first lines only: the hardware's stream prefetch follows the copy's own loads.
     const char* seg = reinterpret_cast<const char*>(reader_.segment_of_head());
     const size_t bytes = length < kBcopyPrefetch ? length : kBcopyPrefetch;
     const char* first = seg + (cell.seg_offset & (kCacheLine - 1));
-    for (size_t off = 0; off < bytes; off += kCacheLine) __builtin_prefetch(first + off);
+    for (size_t off = 0; off < bytes; off += kCacheLine) prefetch_line(first + off);
   }
 }
 
@@ -302,12 +302,16 @@ unsigned ShmIface::poll_fifo() {
   unsigned n = 0;
   for (; n < kMaxBatch; ++n) {
     const Cell* cell = reader_.peek();
-    if (cell == nullptr) break;
+    if (cell == nullptr) {
+      if (!placement_.near()) reader_.prefetch_head();
+      break;
+    }
     // Read the header once: a misbehaving peer could change it while we look.
     const uint32_t length = cell->length;
     const uint8_t id = cell->am_id;
     const uint8_t flags = cell->flags;
     prefetch_payload(*cell, length, flags);
+    reader_.note_segment_span(flags == 0 ? 0 : length + (cell->seg_offset & (kCacheLine - 1)));
     if (flags == 0 && length <= kMaxInline && id < tl::kMaxAmId && banned_.empty())
       deliver(id, cell->data, length);
     else
