@@ -61,8 +61,11 @@ reap() {  # PID: waits up to 15 s for a server that should be exiting, then kill
 
 # ---- transport level: a sweep of sizes, one tool, server on CPU 0 and client on CPU 1 ----
 # Iterations: latency counts round trips, bandwidth counts messages; both tools get the same
-# count and warm-up (a tenth, at least 2) at every size, scaled so every size moves about the
-# same bytes. ucx_perftest runs the whole sweep as one batch (-b: one line per size, given to
+# count and warm-up (a tenth, at least 20) at every size, scaled so every size moves about the
+# same bytes. The warm-up floor matters at the large sizes: ucx_perftest's batch reaches them
+# warm from the smaller ones, torus_perf in a fresh process pair, and torus's cooperative gets
+# take 10-20 transfers to reach their rate there (tag_lat 4 MiB between far cores: 420-490
+# us after 2 warm-ups, 230 after 20; 8-16 MiB within 10 %). ucx_perftest runs the whole sweep as one batch (-b: one line per size, given to
 # server and client); torus_perf takes one count for all its sizes (-n), so it runs once per
 # group of sizes that share a count (all the small ones, then one or two per large size).
 transport_iters() {  # TEST SIZE -> "ITERS WARMUP"
@@ -73,7 +76,7 @@ transport_iters() {  # TEST SIZE -> "ITERS WARMUP"
     budget=$bw_bytes nmax=$bw_max nmin=$bw_min
   fi
   awk -v b="$budget" -v s="$2" -v hi="$nmax" -v lo="$nmin" 'BEGIN {n = int(b / s);
-    if (n > hi) n = hi; if (n < lo) n = lo; w = int(n / 10); if (w < 2) w = 2; print n, w}'
+    if (n > hi) n = hi; if (n < lo) n = lo; w = int(n / 10); if (w < 20) w = 20; print n, w}'
 }
 
 # transport_pair IMPL TR LOG_PREFIX CLIENT_ARGS...: one server and one client; the client's
