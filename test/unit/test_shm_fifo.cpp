@@ -5,6 +5,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -253,6 +254,41 @@ TEST_CASE("shm fifo: the consumer hands cells back once per batch and never writ
   }
   CHECK_FALSE(w.claim(slot));
   CHECK(header.tail.load() == 0x80000014u);
+}
+
+TEST_CASE("shm fifo: a consumer waiting on an empty cell changes nothing it prefetches") {
+  constexpr uint32_t kSize = 4;
+  constexpr uint32_t kSeg = 1024;
+  shm::SegmentHeader header{};
+  alignas(shm::kCacheLine) shm::Cell cells[kSize];
+  alignas(shm::kCacheLine) std::byte segs[kSize * kSeg];
+  shm::fifo_init(&header, cells, kSize);
+  std::memset(segs, 0x3c, sizeof(segs));
+  shm::FifoWriter w(&header, cells, segs, kSize, kSeg, 1);
+  shm::FifoReader r(&header, cells, segs, kSize, kSeg);
+  // Spans in and beyond the limit (a malformed length must not widen the prefetch).
+  for (uint32_t span : {0u, 320u, 640u, 641u, 0xffffffffu}) {
+    r.note_segment_span(span);
+    REQUIRE(r.peek() == nullptr);
+    for (int i = 0; i < 3; ++i) r.prefetch_head();
+  }
+  CHECK(header.tail.load() == 0);
+  CHECK(header.released.load() == 0);
+  for (uint32_t i = 0; i < kSize; ++i) CHECK(cells[i].seq.load() == i);
+  CHECK(std::all_of(segs, segs + sizeof(segs), [](std::byte b) { return b == std::byte{0x3c}; }));
+  // A message published after the waiting is read whole.
+  shm::FifoWriter::Slot slot;
+  REQUIRE(w.claim(slot));
+  std::memset(slot.seg, 0x5a, 600);
+  CHECK_FALSE(w.publish(slot, 1, shm::kCellBcopy, 600));
+  const shm::Cell* c = r.peek();
+  REQUIRE(c != nullptr);
+  CHECK(c->length == 600);
+  CHECK(r.segment_of_head()[599] == std::byte{0x5a});
+  r.note_segment_span(600);
+  r.release();
+  r.prefetch_head();
+  CHECK(r.peek() == nullptr);
 }
 
 TEST_CASE("shm fifo: a malformed cell drops its sender and the receiver keeps running") {
