@@ -39,6 +39,20 @@ ShmEndpoint::~ShmEndpoint() {
   iface_.remove_endpoint(this);
 }
 
+// A send that follows this endpoint's previous send with no progress call between them is
+// part of a burst (a window of Isends, a bandwidth loop): the next cells will be written soon,
+// so their lines are asked for now, and the stores into them find the lines owned instead of
+// each waiting for its own transfer from the consumer's core. A send after progress (a
+// ping-pong's answer) asks for nothing: the consumer may be polling those lines.
+void ShmEndpoint::prefetch_burst(uint32_t pos, size_t length) noexcept {
+  const uint32_t calls = iface_.progress_calls();
+  if (calls == last_send_progress_) {
+    const auto lines = static_cast<uint32_t>((kCellHeader + length + kCacheLine - 1) / kCacheLine);
+    fifo_.prefetch_ahead(pos, kBurstPrefetchCells, lines);
+  }
+  last_send_progress_ = calls;
+}
+
 Status ShmEndpoint::am_short(tl::AmId id, std::span<const std::byte> header,
                              std::span<const std::byte> payload) {
   const size_t length = header.size() + payload.size();
@@ -55,6 +69,7 @@ Status ShmEndpoint::am_short(tl::AmId id, std::span<const std::byte> header,
   }
   // The bytes past line 0 first, then line 0's and the sequence word together: the consumer
   // polls line 0, and every store into it while it polls costs the line a round trip.
+  prefetch_burst(slot.pos, length);
   std::byte* dst = slot.cell->data;
   if (length > kLine0Inline) copy_span_range(dst, header, payload, kLine0Inline, length);
   copy_span_range(dst, header, payload, 0, length < kLine0Inline ? length : kLine0Inline);

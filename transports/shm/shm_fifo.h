@@ -106,6 +106,17 @@ class FifoWriter final {
     return false;
   }
 
+  // Asks for the first `lines` lines of each of the `ahead` cells after `pos` in exclusive
+  // state, so that a burst of sends keeps several line transfers in flight instead of one.
+  // Cells the consumer has not released yet are left alone: it may still be reading them.
+  void prefetch_ahead(uint32_t pos, uint32_t ahead, uint32_t lines) noexcept {
+    for (uint32_t i = 1; i <= ahead; ++i) {
+      if (pos + i - released_seen_ >= size_) break;
+      const auto* cell = reinterpret_cast<const std::byte*>(&cells_[(pos + i) & mask_]);
+      for (uint32_t l = 0; l < lines; ++l) prefetch_for_write(cell + l * kCacheLine);
+    }
+  }
+
   // Times one load of the consumer's `released` line (shm_placement.h). Returns the ticks
   // when the consumer wrote it since this writer last read it (the line then came from the
   // consumer's core), else 0: a line this core still holds says nothing of the path between

@@ -91,6 +91,7 @@ class ShmIface final : public tl::Iface {
   // revises am_cost and moves attributes().cost_epoch on.
   bool sample_placement() noexcept { return placement_.sample_next(); }
   bool cores_near() const noexcept { return placement_.near(); }
+  uint32_t progress_calls() const noexcept { return ticks_; }
   void line_timed(uint64_t ticks) noexcept;
   void remove_endpoint(ShmEndpoint* ep) noexcept;
 
