@@ -67,9 +67,9 @@ Status ShmEndpoint::am_short(tl::AmId id, std::span<const std::byte> header,
   if (iface_.sample_placement()) [[unlikely]] {
     if (const uint64_t ticks = fifo_.time_released_line()) iface_.line_timed(ticks);
   }
+  prefetch_burst(slot.pos, length);
   // The bytes past line 0 first, then line 0's and the sequence word together: the consumer
   // polls line 0, and every store into it while it polls costs the line a round trip.
-  prefetch_burst(slot.pos, length);
   std::byte* dst = slot.cell->data;
   if (length > kLine0Inline) copy_span_range(dst, header, payload, kLine0Inline, length);
   copy_span_range(dst, header, payload, 0, length < kLine0Inline ? length : kLine0Inline);
