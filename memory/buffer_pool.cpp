@@ -32,8 +32,10 @@ size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
 }  // namespace
 
 ChunkAllocator& host_chunk_allocator() noexcept {
-  static HostChunkAllocator a;
-  return a;
+  // Never destroyed: pools owned by longer-lived statics (libmpi's runtime, torn down at
+  // exit() when MPI_Finalize was never called) free their chunks through it.
+  static auto* a = new HostChunkAllocator;
+  return *a;
 }
 
 Result<std::unique_ptr<BufferPool>> BufferPool::create(const BufferPoolConfig& config,

@@ -27,9 +27,11 @@ struct RangeCache {
   bool injected = false;  // a test table is in place: do not probe for the real driver
 };
 
+// Never destroyed: teardown at exit() may still query or invalidate ranges after this
+// file's statics would have gone.
 RangeCache& cache() {
-  static RangeCache c;
-  return c;
+  static auto* c = new RangeCache;
+  return *c;
 }
 
 uint32_t low32(uint64_t slot) noexcept {

@@ -16,8 +16,14 @@ uintptr_t page_size() noexcept {
 }
 
 // Live caches, for all_rcache_stats_text(): an explicit registry, not static-init magic.
-std::mutex g_caches_mutex;
-std::vector<RegCache*> g_caches;
+// Never destroyed: a cache owned by another static (libmpi's runtime, torn down at exit()
+// by a program that never called MPI_Finalize) unregisters itself after this file's
+// statics would have been destroyed.
+std::mutex g_caches_mutex;  // trivially destructible
+std::vector<RegCache*>& live_caches() {
+  static auto* caches = new std::vector<RegCache*>;
+  return *caches;
+}
 
 std::string u64(uint64_t v) { return std::to_string(v); }
 
@@ -55,7 +61,7 @@ Result<std::unique_ptr<RegCache>> RegCache::create(Registrar& registrar, const R
   std::unique_ptr<RegCache> c(
       new RegCache(registrar, cfg.resolved(), std::move(name), monitor, caching));
   std::lock_guard<std::mutex> lock(g_caches_mutex);
-  g_caches.push_back(c.get());
+  live_caches().push_back(c.get());
   return c;
 }
 
@@ -77,7 +83,7 @@ RegCache::~RegCache() {
     // thread held a lock at fork() the structures may be half-updated, so they are left
     // alone (leaked) rather than walked.
     if (g_caches_mutex.try_lock()) {
-      g_caches.erase(std::remove(g_caches.begin(), g_caches.end(), this), g_caches.end());
+      std::erase(live_caches(), this);
       g_caches_mutex.unlock();
     }
     if (!mutex_.try_lock()) {
@@ -90,7 +96,7 @@ RegCache::~RegCache() {
   }
   {
     std::lock_guard<std::mutex> lock(g_caches_mutex);
-    g_caches.erase(std::remove(g_caches.begin(), g_caches.end(), this), g_caches.end());
+    std::erase(live_caches(), this);
   }
   if (cfg_.print_stats) {
     const std::string text = stats_text();
@@ -328,7 +334,7 @@ std::string RegCache::stats_text() const {
 std::string all_rcache_stats_text() {
   std::lock_guard<std::mutex> lock(g_caches_mutex);
   std::string out;
-  for (const RegCache* c : g_caches) {
+  for (const RegCache* c : live_caches()) {
     if (!out.empty()) out += '\n';
     out += c->stats_text();
   }
