@@ -3,28 +3,30 @@
 # vCPU placement measured just before and after it, then medians per placement, variant and
 # size. The placement flips within minutes on these VMs; untagged medians mix the two states.
 #
-# usage: contrib/bench/ab_mpi.sh [-b BUILD] [-r ROUNDS] [-t SECS] [-o] BENCH MIN:MAX VARIANT...
+# usage: contrib/bench/ab_mpi.sh [-b BUILD] [-r ROUNDS] [-t SECS] [-o] [-p] BENCH MIN:MAX VARIANT...
 #   BENCH    latency, bw, bibw, allreduce, ... (BUILD/bench-mpi/torus/mpi_BENCH)
 #   VARIANT  label[:VAR=value[,VAR=value...]]: environment for that variant's mpirun, e.g.
 #            base:LD_LIBRARY_PATH=/other/build/lib (another libmpi for the same binaries)
 #            or spin:TORUS_SPIN_MAX=5us
 #   -o       also run Open MPI's build of the benchmark in each round (label ompi)
+#   -p       also run MPICH's build under its Hydra in each round (label mpich)
 #   -b BUILD a build from compare.sh (default build-bench/); -r rounds (5); -t secs a size (0.3)
 # Output: the raw lines "placement label size value" on stdout, then the summary.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-build=$root/build-bench rounds=5 secs=0.3 ompi=0
-while getopts "b:r:t:o" opt; do
+build=$root/build-bench rounds=5 secs=0.3 ompi=0 mpich=0
+while getopts "b:r:t:op" opt; do
   case $opt in
     b) build=$OPTARG ;;
     r) rounds=$OPTARG ;;
     t) secs=$OPTARG ;;
     o) ompi=1 ;;
-    *) sed -n '6,13p' "$0" >&2; exit 2 ;;
+    p) mpich=1 ;;
+    *) sed -n '6,14p' "$0" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-if [[ $# -lt 3 ]]; then sed -n '6,13p' "$0" >&2; exit 2; fi
+if [[ $# -lt 3 ]]; then sed -n '6,14p' "$0" >&2; exit 2; fi
 bench=$1 range=$2; shift 2
 pin=$root/contrib/bench/pin_rank.sh
 floor=$build/bench-floor/floor_cacheline
@@ -33,6 +35,9 @@ for f in "$floor" "$build/bin/mpirun" "$build/bench-mpi/torus/mpi_$bench"; do
 done
 if [[ $ompi == 1 ]] && ! command -v mpirun.openmpi >/dev/null; then
   echo "ab_mpi.sh: -o needs Open MPI (contrib/bench/compare.sh installs it)" >&2; exit 1
+fi
+if [[ $mpich == 1 ]] && ! command -v mpiexec.hydra >/dev/null; then
+  echo "ab_mpi.sh: -p needs MPICH's mpiexec.hydra (contrib/bench/compare.sh installs it)" >&2; exit 1
 fi
 
 placement() {  # far when a cache line takes over 100 ns one way between the two CPUs
@@ -56,6 +61,10 @@ for r in $(seq 1 "$rounds"); do
     run_tagged ompi timeout 300 mpirun.openmpi -n 2 --oversubscribe --bind-to none \
       --allow-run-as-root "$pin" "$build/bench-mpi/openmpi/mpi_$bench" -m "$range" -t "$secs" |
       tee -a "$raw"
+  fi
+  if [[ $mpich == 1 ]]; then
+    run_tagged mpich timeout 300 mpiexec.hydra -n 2 "$pin" \
+      "$build/bench-mpi/mpich/mpi_$bench" -m "$range" -t "$secs" | tee -a "$raw"
   fi
   for v in "$@"; do
     label=${v%%:*} envs=()
