@@ -3,38 +3,41 @@
 # vCPU placement measured just before and after it, then medians per placement, variant and
 # size. The placement flips within minutes on these VMs; untagged medians mix the two states.
 #
-# usage: contrib/bench/ab_mpi.sh [-b BUILD] [-r ROUNDS] [-t SECS] [-o] [-p] BENCH MIN:MAX VARIANT...
+# usage: contrib/bench/ab_mpi.sh [-b BUILD] [-r ROUNDS] [-t SECS] [-o] [-O] [-p] BENCH MIN:MAX VARIANT...
 #   BENCH    latency, bw, bibw, allreduce, ... (BUILD/bench-mpi/torus/mpi_BENCH)
 #   VARIANT  label[:VAR=value[,VAR=value...]]: environment for that variant's mpirun, e.g.
 #            base:LD_LIBRARY_PATH=/other/build/lib (another libmpi for the same binaries)
 #            or spin:TORUS_SPIN_MAX=5us
 #   -o       also run Open MPI's build of the benchmark in each round (label ompi)
+#   -O       also run Open MPI with only its TCP BTL over loopback (label ompi_tcp), the peer
+#            of a torus variant with TORUS_TLS=tcp
 #   -p       also run MPICH's build under its Hydra in each round (label mpich)
 #   -b BUILD a build from compare.sh (default build-bench/); -r rounds (5); -t secs a size (0.3)
 # Output: the raw lines "placement label size value" on stdout, then the summary.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-build=$root/build-bench rounds=5 secs=0.3 ompi=0 mpich=0
-while getopts "b:r:t:op" opt; do
+build=$root/build-bench rounds=5 secs=0.3 ompi=0 ompi_tcp=0 mpich=0
+while getopts "b:r:t:oOp" opt; do
   case $opt in
     b) build=$OPTARG ;;
     r) rounds=$OPTARG ;;
     t) secs=$OPTARG ;;
     o) ompi=1 ;;
+    O) ompi_tcp=1 ;;
     p) mpich=1 ;;
-    *) sed -n '6,14p' "$0" >&2; exit 2 ;;
+    *) sed -n '6,16p' "$0" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-if [[ $# -lt 3 ]]; then sed -n '6,14p' "$0" >&2; exit 2; fi
+if [[ $# -lt 3 ]]; then sed -n '6,16p' "$0" >&2; exit 2; fi
 bench=$1 range=$2; shift 2
 pin=$root/contrib/bench/pin_rank.sh
 floor=$build/bench-floor/floor_cacheline
 for f in "$floor" "$build/bin/mpirun" "$build/bench-mpi/torus/mpi_$bench"; do
   [[ -x $f ]] || { echo "ab_mpi.sh: $f missing: build it with contrib/bench/compare.sh --smoke" >&2; exit 1; }
 done
-if [[ $ompi == 1 ]] && ! command -v mpirun.openmpi >/dev/null; then
-  echo "ab_mpi.sh: -o needs Open MPI (contrib/bench/compare.sh installs it)" >&2; exit 1
+if [[ $ompi$ompi_tcp == *1* ]] && ! command -v mpirun.openmpi >/dev/null; then
+  echo "ab_mpi.sh: -o and -O need Open MPI (contrib/bench/compare.sh installs it)" >&2; exit 1
 fi
 if [[ $mpich == 1 ]] && ! command -v mpiexec.hydra >/dev/null; then
   echo "ab_mpi.sh: -p needs MPICH's mpiexec.hydra (contrib/bench/compare.sh installs it)" >&2; exit 1
@@ -61,6 +64,11 @@ for r in $(seq 1 "$rounds"); do
     run_tagged ompi timeout 300 mpirun.openmpi -n 2 --oversubscribe --bind-to none \
       --allow-run-as-root "$pin" "$build/bench-mpi/openmpi/mpi_$bench" -m "$range" -t "$secs" |
       tee -a "$raw"
+  fi
+  if [[ $ompi_tcp == 1 ]]; then
+    run_tagged ompi_tcp timeout 300 mpirun.openmpi -n 2 --oversubscribe --bind-to none \
+      --allow-run-as-root --mca pml ob1 --mca btl self,tcp --mca btl_tcp_if_include lo "$pin" \
+      "$build/bench-mpi/openmpi/mpi_$bench" -m "$range" -t "$secs" | tee -a "$raw"
   fi
   if [[ $mpich == 1 ]]; then
     run_tagged mpich timeout 300 mpiexec.hydra -n 2 "$pin" \
