@@ -1,16 +1,23 @@
 #!/bin/sh
-# Runs a command in a network namespace of its own whose loopback has an Ethernet MTU (1500).
+# Runs a command in a network namespace of its own whose loopback has an Ethernet MTU (1500)
+# and whose TCP sockets start with 4 MiB receive buffers.
 # For tests over libfabric's sockets provider: it reads a message header with MSG_PEEK and
-# waits until the whole header is there. On the host's loopback (MTU 65536) a header split
-# across two 64 KiB segments can leave its first bytes alone in the receive queue, still
-# charged as the whole segment; the free space left is below one segment, so the kernel
-# advertises a zero window, the rest of the header never arrives, and both sides wait for
-# ever (seen with ss -tmi: Recv-Q 16, 111 KB of a 150 KB buffer charged, the sender's 1 MB
-# unsent, rwnd-limited 100 %). With 1500-byte segments the window never closes that way.
+# waits until the whole header is there, never consuming the part that has arrived. A
+# partly read skb stays charged at its full size, so a header's first bytes can sit alone in
+# the receive queue with nearly the whole buffer charged to them; the kernel then advertises
+# a zero window, the rest of the header never arrives, and both sides wait for ever. Seen
+# with ss -tmi on the host's loopback (MTU 65536: Recv-Q 16, 111 KB of a 150 KB buffer
+# charged, the sender's 1 MB unsent, rwnd-limited 100 %) and, rarer, at MTU 1500 (Recv-Q 23,
+# 139 KB of 142 KB charged; session 29). The small MTU keeps skbs small; the 4 MiB buffer
+# (net.ipv4.tcp_rmem is per namespace) leaves room for the window to stay open whatever a
+# few partly read skbs hold.
 # Where no namespace can be made, the command runs on the host's loopback (and says so).
 # usage: small_mtu_loopback.sh COMMAND [ARG...]
 if unshare -n true 2>/dev/null; then
-  exec unshare -n sh -c 'ip link set lo mtu 1500 up && exec "$@"' sh "$@"
+  exec unshare -n sh -c 'ip link set lo mtu 1500 up &&
+    { sysctl -qw net.ipv4.tcp_rmem="4096 4194304 33554432" ||
+      echo "note: cannot raise tcp_rmem in the namespace" >&2; } &&
+    exec "$@"' sh "$@"
 fi
 echo "note: cannot create a network namespace here; running on the host's loopback" >&2
 exec "$@"

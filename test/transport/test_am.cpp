@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "test/sockets_loopback.h"
 #include "test/transport/harness.h"
 
 namespace torus::tltest {
@@ -200,12 +201,13 @@ Status send_once(const Pair& p, const Stream& s, uint64_t k, std::vector<std::by
 
 TEST_CASE("am: 10000 mixed short/bcopy messages arrive in order") {
   for_each_variant([](const Variant& v) {
-    // libfabric 1.17's sockets provider stalls here about once in ten runs: every send and
-    // receive buffer posted, torus polling both CQs, nothing completes for 30 s
-    // (transports/ofi/README.md, "sockets back-pressure stall"). The provider, not torus, is
-    // stuck, so the case runs on every other transport and provider only.
-    if (v.label.find("TORUS_OFI_PROVIDER=sockets") != std::string::npos) {
-      MESSAGE("skipped: " << v.label << ": libfabric sockets provider stall (known bug)");
+    // libfabric 1.17's sockets provider can leave TCP with a zero window for ever here on
+    // an unsafe loopback (test/sockets_loopback.h): about one run in ten stalled. The ctest
+    // run of the ofi variants makes a safe one (test/small_mtu_loopback.sh).
+    std::string why;
+    if (v.label.find("TORUS_OFI_PROVIDER=sockets") != std::string::npos &&
+        !torus::test_net::sockets_stream_safe_loopback(&why)) {
+      MESSAGE("skipped: " << v.label << ": sockets provider on this loopback: " << why);
       return;
     }
     Pair p;
