@@ -1,9 +1,10 @@
 #!/bin/bash
-# Interleaved A/B of torus variants on one MPI benchmark at 2 ranks, each run tagged with the
+# Interleaved A/B of torus variants on one MPI benchmark at 2 ranks (or -n N), each run tagged with the
 # vCPU placement measured just before and after it, then medians per placement, variant and
 # size. The placement flips within minutes on these VMs; untagged medians mix the two states.
 #
-# usage: contrib/bench/ab_mpi.sh [-b BUILD] [-r ROUNDS] [-t SECS] [-o] [-O] [-p] BENCH MIN:MAX VARIANT...
+# usage: contrib/bench/ab_mpi.sh [-b BUILD] [-r ROUNDS] [-t SECS] [-n RANKS] [-o] [-O] [-p]
+#                               BENCH MIN:MAX VARIANT...
 #   BENCH    latency, bw, bibw, allreduce, ... (BUILD/bench-mpi/torus/mpi_BENCH)
 #   VARIANT  label[:VAR=value[,VAR=value...]]: environment for that variant's mpirun, e.g.
 #            base:LD_LIBRARY_PATH=/other/build/lib (another libmpi for the same binaries)
@@ -13,23 +14,25 @@
 #            of a torus variant with TORUS_TLS=tcp
 #   -p       also run MPICH's build under its Hydra in each round (label mpich)
 #   -b BUILD a build from compare.sh (default build-bench/); -r rounds (5); -t secs a size (0.3)
+#   -n RANKS ranks per run (2), each pinned to CPU (local rank mod CPUs), as compare.sh does
 # Output: the raw lines "placement label size value" on stdout, then the summary.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-build=$root/build-bench rounds=5 secs=0.3 ompi=0 ompi_tcp=0 mpich=0
-while getopts "b:r:t:oOp" opt; do
+build=$root/build-bench rounds=5 secs=0.3 np=2 ompi=0 ompi_tcp=0 mpich=0
+while getopts "b:r:t:n:oOp" opt; do
   case $opt in
     b) build=$OPTARG ;;
     r) rounds=$OPTARG ;;
     t) secs=$OPTARG ;;
+    n) np=$OPTARG ;;
     o) ompi=1 ;;
     O) ompi_tcp=1 ;;
     p) mpich=1 ;;
-    *) sed -n '6,16p' "$0" >&2; exit 2 ;;
+    *) sed -n '6,18p' "$0" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-if [[ $# -lt 3 ]]; then sed -n '6,16p' "$0" >&2; exit 2; fi
+if [[ $# -lt 3 ]]; then sed -n '6,18p' "$0" >&2; exit 2; fi
 bench=$1 range=$2; shift 2
 pin=$root/contrib/bench/pin_rank.sh
 floor=$build/bench-floor/floor_cacheline
@@ -61,23 +64,23 @@ trap 'rm -f "$raw"' EXIT
 for r in $(seq 1 "$rounds"); do
   echo "# round $r/$rounds" >&2
   if [[ $ompi == 1 ]]; then
-    run_tagged ompi timeout 300 mpirun.openmpi -n 2 --oversubscribe --bind-to none \
+    run_tagged ompi timeout 300 mpirun.openmpi -n "$np" --oversubscribe --bind-to none \
       --allow-run-as-root "$pin" "$build/bench-mpi/openmpi/mpi_$bench" -m "$range" -t "$secs" |
       tee -a "$raw"
   fi
   if [[ $ompi_tcp == 1 ]]; then
-    run_tagged ompi_tcp timeout 300 mpirun.openmpi -n 2 --oversubscribe --bind-to none \
+    run_tagged ompi_tcp timeout 300 mpirun.openmpi -n "$np" --oversubscribe --bind-to none \
       --allow-run-as-root --mca pml ob1 --mca btl self,tcp --mca btl_tcp_if_include lo "$pin" \
       "$build/bench-mpi/openmpi/mpi_$bench" -m "$range" -t "$secs" | tee -a "$raw"
   fi
   if [[ $mpich == 1 ]]; then
-    run_tagged mpich timeout 300 mpiexec.hydra -n 2 "$pin" \
+    run_tagged mpich timeout 300 mpiexec.hydra -n "$np" "$pin" \
       "$build/bench-mpi/mpich/mpi_$bench" -m "$range" -t "$secs" | tee -a "$raw"
   fi
   for v in "$@"; do
     label=${v%%:*} envs=()
     if [[ $v == *:* ]]; then IFS=',' read -r -a envs <<<"${v#*:}"; fi
-    run_tagged "$label" env "${envs[@]}" timeout 300 "$build/bin/mpirun" -n 2 "$pin" \
+    run_tagged "$label" env "${envs[@]}" timeout 300 "$build/bin/mpirun" -n "$np" --oversubscribe "$pin" \
       "$build/bench-mpi/torus/mpi_$bench" -m "$range" -t "$secs" | tee -a "$raw"
   done
 done
