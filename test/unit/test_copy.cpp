@@ -1,5 +1,6 @@
 // copy_bytes: every byte of every size lands, nothing outside [dst, dst + n) is written, for
-// each distance the vector loop takes (and a few memcpy keeps), at every destination alignment.
+// each distance the vector loop takes (and a few memcpy keeps), at every destination alignment,
+// and on each side of the sizes where it changes between memcpy, `rep movsb` and the loop.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -43,8 +44,9 @@ TEST_CASE("copy_bytes: the distances rep movsb is slow at are the ones sent to t
 }
 
 TEST_CASE("copy_bytes: every size and alignment, through the loop and through memcpy") {
-  const size_t sizes[] = {0, 1, 127, 128, 129, 159, 160, 161, 255, 256, 2047, 2048, 2049, 2111,
-                          2112, 4095, 4096, 4104, 8191, 8192, 12345, 16384};
+  const size_t sizes[] = {0,    1,    127,  128,  129,  159,  160,  161,  255,   256,  1151,
+                          1152, 1153, 1500, 2047, 2048, 2049, 2111, 2112, 4095,  4096, 4104,
+                          8191, 8192, 12345, 16384};
   for (size_t n : sizes) {
     for (size_t src_align = 0; src_align < 64; src_align += 7) {
       // Distances 0..70 cover the loop's range (1..63) and memcpy on both sides of it.
