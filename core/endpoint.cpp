@@ -17,9 +17,10 @@ struct BytesPack {
   size_t length;
 };
 
+// Packs write a transport's send buffer, which the peer reads next: copy_to_peer.
 size_t pack_bytes(void* dest, void* arg) {
   auto* b = static_cast<BytesPack*>(arg);
-  copy_bytes(dest, b->data, b->length);
+  copy_to_peer(dest, b->data, b->length);
   return b->length;
 }
 
@@ -34,7 +35,8 @@ struct FragPack {
 size_t pack_frag(void* dest, void* arg) {
   auto* f = static_cast<FragPack*>(arg);
   std::memcpy(dest, f->hdr, f->hdr_length);
-  if (f->length) copy_bytes(static_cast<std::byte*>(dest) + f->hdr_length, f->payload, f->length);
+  if (f->length)
+    copy_to_peer(static_cast<std::byte*>(dest) + f->hdr_length, f->payload, f->length);
   return f->hdr_length + f->length;
 }
 

@@ -132,21 +132,18 @@ void copy_bytes_vector(void* dst, const void* src, size_t n) noexcept {
 #endif
 }
 
-void copy_bytes_large(void* dst, const void* src, size_t n) noexcept {
+void copy_to_peer_mid(void* dst, const void* src, size_t n) noexcept {
   static_assert(kCopyMovsbMin < kCopyAliasMin && kCopyAliasMin < kCopyMovsbGlibc);
-  const bool aliased = copy_is_aliased(dst, src);
-  if (n >= kCopyAliasMin && aliased) [[unlikely]]
-    return copy_bytes_vector(dst, src, n);
 #if defined(__x86_64__)
   // CPUID.(EAX=7,ECX=0):EDX bit 4, fast short `rep movsb`.
   static const bool has_fsrm = [] {
     unsigned a = 0, b = 0, c = 0, d = 0;
     return __get_cpuid_count(7, 0, &a, &b, &c, &d) != 0 && (d & (1u << 4)) != 0;
   }();
-  if (n < kCopyMovsbGlibc && has_fsrm && !aliased)
+  if (has_fsrm && !copy_is_aliased(dst, src))
     return rep_movsb(static_cast<std::byte*>(dst), static_cast<const std::byte*>(src), n);
 #endif
-  std::memcpy(dst, src, n);
+  copy_bytes(dst, src, n);
 }
 
 void copy_bytes_sse2(void* dst, const void* src, size_t n) noexcept {

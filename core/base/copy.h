@@ -8,13 +8,16 @@
 // exactly that case. copy_bytes sends those distances to a vector loop. Newer glibc makes the
 // same check; this keeps older ones fast too.
 //
-// Below 2112 bytes glibc copies with its vector loop, whose stores read each destination line
-// before writing it. When the line was last read by a core on another CCD (an eager segment
-// the receiver drained), each read is a cross-die fetch; `rep movsb` on an FSRM CPU writes the
-// whole line without it. So from kCopyMovsbMin to glibc's threshold copy_bytes uses `rep
-// movsb` itself where the CPU has FSRM (session 29, vCPUs on different dies, MPI over shm:
-// 2 KiB ping-pong 1.06 -> 0.97 us one way, 1280 B 0.90 -> 0.82, bandwidth at 2 KiB +14 %,
-// 1152 B +10 %; at 1 KiB it read 4 % below memcpy, hence the bound).
+// copy_to_peer: copy_bytes for a destination another process reads next (a transport's send
+// buffer in shared memory). Below 2112 bytes glibc copies with its vector loop, whose stores
+// read each destination line before writing it; when the line was last read by a core on
+// another die (an eager segment the receiver drained) each read is a cross-die fetch, and
+// `rep movsb` on an FSRM CPU writes whole lines without it. So from kCopyMovsbMin to glibc's
+// threshold copy_to_peer uses `rep movsb` where the CPU has FSRM (session 29, vCPUs on
+// different dies, MPI over shm: 2 KiB ping-pong 1.06 -> 0.97 us one way, 1280 B 0.90 -> 0.82,
+// bandwidth at 2 KiB +14 %, 1152 B +10 %; from 1 KiB it read 4 % below memcpy, hence the
+// bound). Not for every copy: into lines this core holds, `rep movsb` is the slower one (an
+// MPI_Put of 2 KiB into a shared window, the same lines each time: 35 -> 47 ns).
 #pragma once
 
 #include <cstddef>
@@ -43,19 +46,25 @@ inline bool copy_is_aliased(const void* dst, const void* src) noexcept {
 // distances 8 and 64 (about 0.1 ms where it is slow). False off x86-64.
 bool rep_movsb_alias_slow() noexcept;
 
-// From here to kCopyMovsbGlibc, `rep movsb` where the CPU has FSRM (see the top).
+// memcpy's contract: dst and src do not overlap.
+inline void copy_bytes(void* dst, const void* src, size_t n) noexcept {
+  if (n >= kCopyAliasMin && copy_is_aliased(dst, src)) [[unlikely]]
+    return copy_bytes_vector(dst, src, n);
+  std::memcpy(dst, src, n);
+}
+
+// From here to kCopyMovsbGlibc, copy_to_peer uses `rep movsb` where the CPU has FSRM.
 inline constexpr size_t kCopyMovsbMin = 1152;
 // From here glibc chooses `rep movsb` itself on FSRM CPUs.
 inline constexpr size_t kCopyMovsbGlibc = 2112;
 
-// copy_bytes for n >= kCopyMovsbMin: the aliased distances to the vector loop, the FSRM range
-// to `rep movsb`, the rest to memcpy.
-void copy_bytes_large(void* dst, const void* src, size_t n) noexcept;
+// copy_to_peer for kCopyMovsbMin <= n < kCopyMovsbGlibc.
+void copy_to_peer_mid(void* dst, const void* src, size_t n) noexcept;
 
-// memcpy's contract: dst and src do not overlap.
-inline void copy_bytes(void* dst, const void* src, size_t n) noexcept {
-  if (n >= kCopyMovsbMin) return copy_bytes_large(dst, src, n);
-  std::memcpy(dst, src, n);
+// copy_bytes into memory another process reads next (see the top).
+inline void copy_to_peer(void* dst, const void* src, size_t n) noexcept {
+  if (n >= kCopyMovsbMin && n < kCopyMovsbGlibc) return copy_to_peer_mid(dst, src, n);
+  copy_bytes(dst, src, n);
 }
 
 }  // namespace torus

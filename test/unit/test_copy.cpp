@@ -1,6 +1,7 @@
 // copy_bytes: every byte of every size lands, nothing outside [dst, dst + n) is written, for
 // each distance the vector loop takes (and a few memcpy keeps), at every destination alignment,
-// and on each side of the sizes where it changes between memcpy, `rep movsb` and the loop.
+// and on each side of the sizes where it (or copy_to_peer) changes between memcpy, `rep
+// movsb` and the loop.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -55,6 +56,7 @@ TEST_CASE("copy_bytes: every size and alignment, through the loop and through me
         INFO("n=" << n << " src_off=" << src_off << " distance=" << dist);
         REQUIRE(copy_checks(n, src_off, dst_off));
         REQUIRE(copy_checks(n, src_off, dst_off, torus::copy_bytes_sse2));
+        REQUIRE(copy_checks(n, src_off, dst_off, torus::copy_to_peer));
       }
     }
   }
