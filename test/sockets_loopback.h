@@ -2,7 +2,7 @@
 // deadlock TCP under a long stream. The provider peeks for whole message headers and never
 // consumes a part; a partly read skb stays charged at its full size, so a header's first
 // bytes can hold nearly the whole receive buffer, the window closes and the rest never comes
-// (transports/ofi/README.md). test/small_mtu_loopback.sh makes a safe one: MTU at most 1500
+// (transports/ofi/README.md). test/sockets_loopback.sh makes a safe one: MTU at most 1500
 // and TCP receive buffers of at least 4 MiB to start with. Tests that stream long over
 // sockets skip, by name, where the loopback is not safe.
 #pragma once

@@ -203,7 +203,7 @@ TEST_CASE("am: 10000 mixed short/bcopy messages arrive in order") {
   for_each_variant([](const Variant& v) {
     // libfabric 1.17's sockets provider can leave TCP with a zero window for ever here on
     // an unsafe loopback (test/sockets_loopback.h): about one run in ten stalled. The ctest
-    // run of the ofi variants makes a safe one (test/small_mtu_loopback.sh).
+    // run of the ofi variants makes a safe one (test/sockets_loopback.sh).
     std::string why;
     if (v.label.find("TORUS_OFI_PROVIDER=sockets") != std::string::npos &&
         !torus::test_net::sockets_stream_safe_loopback(&why)) {
