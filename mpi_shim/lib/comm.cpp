@@ -1,16 +1,15 @@
 // Communicator table and MPI_Comm_rank/size/dup/dup_with_info/free. Handles are 0x44000000 |
-// slot (slot 0: WORLD, 1: SELF). Slots are atomic pointers in a fixed array so lookups need no
-// lock.
+// slot (slot 0: WORLD, 1: SELF). Lookups go through a SlotTable and take no lock.
 #include "mpi_shim/lib/comm.h"
 
 #include <algorithm>
-#include <array>
-#include <atomic>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "mpi_shim/lib/errors.h"
 #include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/slot_table.h"
 #include "mpi_shim/lib/tag_layout.h"
 
 namespace torus::mpi {
@@ -20,22 +19,23 @@ constexpr uint32_t kHandleBase = 0x44000000;
 constexpr size_t kMaxComms = kMaxContextIds / 2;
 
 struct CommTable {
-  std::array<std::atomic<Comm*>, kMaxComms> slots{};  // lock-free lookups
-  std::mutex mutex;                                     // guards `owned`
-  std::array<std::unique_ptr<Comm>, kMaxComms> owned;
+  SlotTable<Comm, kMaxComms> slots;          // lock-free lookups
+  std::mutex mutex;                          // guards `owned`
+  std::vector<std::unique_ptr<Comm>> owned;  // by slot; grows up to kMaxComms
 };
 CommTable g_comms;
 
 // Called with the table's mutex held.
 MPI_Comm install(std::unique_ptr<Comm> c, size_t slot) {
   c->handle = static_cast<MPI_Comm>(kHandleBase | slot);
-  g_comms.slots[slot].store(c.get(), std::memory_order_release);
+  if (g_comms.owned.size() <= slot) g_comms.owned.resize(slot + 1);
+  g_comms.slots.set(slot, c.get());
   g_comms.owned[slot] = std::move(c);
   return static_cast<MPI_Comm>(kHandleBase | slot);
 }
 
 void uninstall(size_t slot) {
-  g_comms.slots[slot].store(nullptr, std::memory_order_release);
+  g_comms.slots.set(slot, nullptr);
   g_comms.owned[slot].reset();
 }
 
@@ -63,13 +63,13 @@ void comms_clear() {
   // standard's hook for libraries to clean up); their failures cannot be reported anywhere.
   if (Comm* self = comm_get(MPI_COMM_SELF)) (void)comm_delete_attrs(*self);
   std::lock_guard lock(g_comms.mutex);
-  for (size_t slot = 0; slot < kMaxComms; ++slot) uninstall(slot);
+  for (size_t slot = 0; slot < g_comms.owned.size(); ++slot) uninstall(slot);
 }
 
 Comm* comm_get(MPI_Comm handle) noexcept {
   uint32_t h = static_cast<uint32_t>(handle);
   if ((h & 0xffff0000u) != kHandleBase || (h & 0xffffu) >= kMaxComms) return nullptr;
-  return g_comms.slots[h & 0xffffu].load(std::memory_order_acquire);
+  return g_comms.slots.get(h & 0xffffu);
 }
 
 Comm* comm_get_intra(MPI_Comm handle) noexcept {
@@ -80,7 +80,7 @@ Comm* comm_get_intra(MPI_Comm handle) noexcept {
 int comm_install(std::unique_ptr<Comm>&& c, MPI_Comm* handle) {
   std::lock_guard lock(g_comms.mutex);
   for (size_t slot = 2; slot < kMaxComms; ++slot) {
-    if (!g_comms.owned[slot]) {
+    if (slot >= g_comms.owned.size() || !g_comms.owned[slot]) {
       *handle = install(std::move(c), slot);
       return MPI_SUCCESS;
     }

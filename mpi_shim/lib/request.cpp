@@ -24,12 +24,14 @@ namespace {
 constexpr uint32_t kHandleBase = 0xac000000u;
 constexpr uint32_t kChunkBits = 10;
 constexpr uint32_t kChunkSize = 1u << kChunkBits;
-constexpr uint32_t kMaxChunks = 1u << (24 - kChunkBits);  // index fits the handle's low 24 bits
+// 4M requests outstanding at most. The index would fit 16M (the handle's low 24 bits), but
+// `chunks` lives in .bss, which counts against libmpi.so's 2 MiB load span (slot_table.h).
+constexpr uint32_t kMaxChunks = 1u << (22 - kChunkBits);
 
 struct RequestTable {
   std::array<std::atomic<Slot*>, kMaxChunks> chunks{};  // lock-free lookups
   std::mutex mutex;                                       // guards everything below
-  std::array<std::unique_ptr<Slot[]>, kMaxChunks> owned;  // the chunks' storage
+  std::vector<std::unique_ptr<Slot[]>> owned;             // the chunks' storage, in order
   std::vector<uint32_t> free_list;
   uint32_t used = 0;  // slots handed out at least once
 };
@@ -58,11 +60,11 @@ void slot_free(MPI_Request h, Slot* s) {
 // A slot index never handed out before, its chunk allocated if need be; under the lock.
 [[gnu::noinline]] uint32_t slot_grow() {
   const uint32_t idx = g_requests.used++;
-  TORUS_ASSERT((idx >> kChunkBits) < kMaxChunks);  // 16M requests outstanding
-  auto& owned = g_requests.owned[idx >> kChunkBits];
-  if (!owned) {
-    owned = std::make_unique<Slot[]>(kChunkSize);
-    g_requests.chunks[idx >> kChunkBits].store(owned.get(), std::memory_order_release);
+  TORUS_ASSERT((idx >> kChunkBits) < kMaxChunks);  // 4M requests outstanding
+  if ((idx >> kChunkBits) == g_requests.owned.size()) {
+    g_requests.owned.push_back(std::make_unique<Slot[]>(kChunkSize));
+    g_requests.chunks[idx >> kChunkBits].store(g_requests.owned.back().get(),
+                                               std::memory_order_release);
   }
   return idx;
 }
@@ -97,6 +99,7 @@ Slot* slot_of(MPI_Request h) {
   uint32_t v = static_cast<uint32_t>(h);
   if ((v & 0xff000000u) != kHandleBase) return nullptr;
   uint32_t idx = v & 0xffffffu;
+  if ((idx >> kChunkBits) >= kMaxChunks) return nullptr;
   Slot* chunk = g_requests.chunks[idx >> kChunkBits].load(std::memory_order_acquire);
   return chunk ? &chunk[idx & (kChunkSize - 1)] : nullptr;
 }

@@ -2,14 +2,13 @@
 // windows' error handlers, names, groups and info, and the waits every synchronization
 // call shares.
 #include <algorithm>
-#include <array>
-#include <atomic>
 #include <cstring>
 #include <unordered_map>
 
 #include "mpi_shim/lib/comm.h"
 #include "mpi_shim/lib/pmpi.h"
 #include "mpi_shim/lib/runtime.h"
+#include "mpi_shim/lib/slot_table.h"
 #include "mpi_shim/lib/win.h"
 #include "mpi_shim/lib/win_setup.h"
 
@@ -23,7 +22,7 @@ constexpr size_t kMaxWins = 1u << 14;
 struct WinTable {
   // Lookups read `fast` without a lock (every RMA call starts with one); the rest is
   // guarded by rma_mutex.
-  std::array<std::atomic<Win*>, kMaxWins> fast{};
+  SlotTable<Win, kMaxWins> fast;
   std::vector<std::unique_ptr<Win>> slots;
   std::unordered_map<uint32_t, Win*> by_id;
 };
@@ -68,7 +67,7 @@ Win* win_get(MPI_Win handle) noexcept {
   const uint32_t h = static_cast<uint32_t>(handle);
   if ((h & kHandleMask) != kHandleBase) return nullptr;
   const size_t slot = h & ~kHandleMask;
-  return slot < kMaxWins ? g_wins.fast[slot].load(std::memory_order_acquire) : nullptr;
+  return slot < kMaxWins ? g_wins.fast.get(slot) : nullptr;
 }
 
 Win* win_by_id(uint32_t id) noexcept {
@@ -86,7 +85,7 @@ int win_install(std::unique_ptr<Win> w, MPI_Win* handle) {
   w->handle = static_cast<MPI_Win>(kHandleBase | slot);
   *handle = w->handle;
   g_wins.by_id[w->id] = w.get();
-  g_wins.fast[slot].store(w.get(), std::memory_order_release);
+  g_wins.fast.set(slot, w.get());
   g_wins.slots[slot] = std::move(w);
   return MPI_SUCCESS;
 }
@@ -95,7 +94,7 @@ std::unique_ptr<Win> win_uninstall(MPI_Win handle) {
   std::lock_guard lock(rma_mutex());
   const size_t slot = static_cast<uint32_t>(handle) & ~kHandleMask;
   std::unique_ptr<Win> w = std::move(g_wins.slots.at(slot));
-  g_wins.fast[slot].store(nullptr, std::memory_order_release);
+  g_wins.fast.set(slot, nullptr);
   g_wins.by_id.erase(w->id);
   return w;
 }
@@ -110,7 +109,7 @@ void wins_clear() {
     win_release_memory(*w);
     w.reset();
   }
-  for (auto& f : g_wins.fast) f.store(nullptr, std::memory_order_relaxed);
+  for (size_t slot = 0; slot < g_wins.slots.size(); ++slot) g_wins.fast.set(slot, nullptr);
   g_wins.slots.clear();
   g_wins.by_id.clear();
 }

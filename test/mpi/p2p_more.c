@@ -75,6 +75,20 @@ static void persistent_ring(size_t n, int rounds, int mode) {
   free(in);
 }
 
+/* Handles that look like requests but were never handed out: one in a chunk of the table
+ * not allocated yet, one past the table's end. Each is an error, not a crash. */
+static void bogus_requests(void) {
+  const MPI_Request bogus[] = {(MPI_Request)0xac012345, (MPI_Request)0xacfffff0};
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  for (int i = 0; i < 2; ++i) {
+    MPI_Request r = bogus[i];
+    int flag = -1;
+    CHECK(error_class_of(MPI_Wait(&r, MPI_STATUS_IGNORE)) == MPI_ERR_REQUEST);
+    CHECK(error_class_of(MPI_Test(&r, &flag, MPI_STATUS_IGNORE)) == MPI_ERR_REQUEST);
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 /* Request_free of an active persistent send: the send still completes. Starting an active
  * request again is MPI_ERR_REQUEST. */
 static void persistent_free_active(void) {
@@ -538,6 +552,7 @@ int main(int argc, char** argv) {
   persistent_ring(1000, 20, 1);
   persistent_ring(100, 10, 2);
   persistent_free_active();
+  bogus_requests();
   buffered_queue();
   buffered_errors();
   buffered_in_flight();
