@@ -23,8 +23,6 @@ class SlotTable {
   static_assert(kMax % kChunk == 0);
 
  public:
-  static constexpr size_t capacity() noexcept { return kMax; }
-
   // The object in slot i (i < kMax), or nullptr. Acquire pairs with set()'s release.
   T* get(size_t i) const noexcept {
     const Chunk* c = chunks_[i >> kChunkBits].load(std::memory_order_acquire);
