@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <limits>
 
@@ -68,11 +69,18 @@ tl::IfaceAttr make_attr(const Settings& s, const Geometry& geo, bool oversubscri
   if (s.cma == CmaMode::No)
     a.rma_cost = tl::Cost{3000, 500, 6e9, false};  // two copies through the FIFO, target polls
   else {
-    // One syscall, one kernel copy: ~2 us of fixed cost in these VMs (floor_cma: 4 KiB in
-    // 1.7-2.4 us, 16 KiB in 2.6-3.6), and 12-24 GB/s beyond. Among others, eager's two-core
-    // pipeline keeps more bandwidth than a get that only the receiver's core copies: 700 ns
-    // more for a rendezvous in a stream.
+    // One syscall, one kernel copy: a fixed cost (~2 us on the AMD VMs, floor_cma: 4 KiB in
+    // 1.7-2.4 us, 16 KiB in 2.6-3.6; 0.5 us on an Intel VM: measured at open, shm_rates.h),
+    // and 12-24 GB/s beyond. Among others, eager's two-core pipeline keeps more bandwidth
+    // than a get that only the receiver's core copies: 700 ns more for a rendezvous in a
+    // stream.
     a.rma_cost = tl::Cost{2000, 300, 20e9, false};
+    if (const double ns = measure_cma_fixed_ns(); ns > 0) {
+      constexpr double kBytes = 4096;
+      a.rma_cost.latency_ns = std::clamp(ns - kBytes * 1e9 / a.rma_cost.bandwidth_Bps, 100.0, 5000.0);
+      TORUS_DEBUG("shm: a 4 KiB CMA read takes %.0f ns here: get fixed cost %.0f ns", ns,
+                  a.rma_cost.latency_ns);
+    }
     a.rma_stream_extra_ns = 700;
   }
   a.mem_types = tl::mem_type_bit(tl::MemType::Host);
@@ -352,6 +360,8 @@ void ShmIface::dispatch_slow(const Cell& cell) {
     if (offset >= kCacheLine) return malformed(sender, "bcopy offset beyond a line");
     if (length > seg_size - offset) return malformed(sender, "bcopy length exceeds the segment");
     if (id >= tl::kMaxAmId) return malformed(sender, "active message id out of range");
+    if (length >= seg_size / 2 && copy_out_.sample_next()) [[unlikely]]
+      return deliver_timed(id, reader_.segment_of_head() + offset, length);
     return deliver(id, reader_.segment_of_head() + offset, length);
   }
   if (flags == (kCellBcopy | kCellInternal)) {
@@ -361,6 +371,28 @@ void ShmIface::dispatch_slow(const Cell& cell) {
     return;
   }
   malformed(sender, "unknown cell flags");
+}
+
+// A whole segment's delivery, timed: the handler copies it out (shm_rates.h). The steady
+// clock's cost (20-70 ns in VMs) is small beside a segment's copy, and one in
+// CopyOutRate::kSampleEvery pays it.
+void ShmIface::deliver_timed(uint8_t id, const void* data, size_t length) {
+  const auto t0 = std::chrono::steady_clock::now();
+  deliver(id, data, length);
+  const std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - t0;
+  if (copy_out_.record(static_cast<double>(length), took.count())) update_eager_cost();
+}
+
+// Eager's bandwidth for the cost model: the placement's class, or the measured copy-out
+// rate where that is lower.
+void ShmIface::update_eager_cost() noexcept {
+  double bps = placement_.bandwidth_Bps();
+  if (copy_out_.Bps() > 0) bps = std::min(bps, copy_out_.Bps());
+  if (bps == attr_.am_cost.bandwidth_Bps) return;
+  attr_.am_cost.bandwidth_Bps = bps;
+  ++attr_.cost_epoch;
+  TORUS_DEBUG("shm: eager bandwidth %.1f GB/s (cores %s, copy-out %.1f GB/s)", bps / 1e9,
+              placement_.near() ? "near" : "far", copy_out_.Bps() / 1e9);
 }
 
 void ShmIface::malformed(int32_t sender, const char* what) {
@@ -403,12 +435,11 @@ unsigned ShmIface::run_deferred() {
 
 void ShmIface::line_timed(uint64_t ticks) noexcept {
   if (!placement_.record_ticks(ticks)) return;
-  attr_.am_cost.bandwidth_Bps = placement_.bandwidth_Bps();
-  ++attr_.cost_epoch;
   TORUS_DEBUG("shm: %u of the last %u lines from the consumer's core took over %.0f ns: the "
-              "cores look %s, eager bandwidth %.0f GB/s",
+              "cores look %s",
               placement_.slow_loads(), Placement::kWindow, Placement::kSlowNs,
-              placement_.near() ? "near" : "far", placement_.bandwidth_Bps() / 1e9);
+              placement_.near() ? "near" : "far");
+  update_eager_cost();
 }
 
 }  // namespace torus::shm

@@ -20,6 +20,7 @@
 #include "transports/shm/shm_fifo.h"
 #include "transports/shm/shm_peer.h"
 #include "transports/shm/shm_placement.h"
+#include "transports/shm/shm_rates.h"
 #include "transports/shm/shm_region.h"
 #include "transports/shm/shm_segment.h"
 #include "transports/transport.h"
@@ -91,6 +92,7 @@ class ShmIface final : public tl::Iface {
   // revises am_cost and moves attributes().cost_epoch on.
   bool sample_placement() noexcept { return placement_.sample_next(); }
   bool cores_near() const noexcept { return placement_.near(); }
+  double copy_out_Bps() const noexcept { return copy_out_.Bps(); }  // 0 until measured
   uint32_t progress_calls() const noexcept { return ticks_; }
   void line_timed(uint64_t ticks) noexcept;
   void remove_endpoint(ShmEndpoint* ep) noexcept;
@@ -106,6 +108,8 @@ class ShmIface final : public tl::Iface {
   void dispatch_slow(const Cell& cell);
   void malformed(int32_t sender, const char* what);
   void deliver(uint8_t id, const void* data, size_t length);
+  void deliver_timed(uint8_t id, const void* data, size_t length);
+  void update_eager_cost() noexcept;
   unsigned run_deferred();
   // shm_peer.cpp
   void check_events();
@@ -132,6 +136,7 @@ class ShmIface final : public tl::Iface {
   Bounce bounce_;
   Coop coop_;
   Placement placement_;
+  CopyOutRate copy_out_;
 
   std::map<std::string, std::unique_ptr<Peer>, std::less<>> peers_;
   std::vector<std::unique_ptr<Peer>> dead_peers_;  // still referenced by failed endpoints
