@@ -30,7 +30,8 @@ double measure_cma_fixed_ns() noexcept {
     const int err = cma_read(self, {dst, kBytes}, reinterpret_cast<uint64_t>(src), false);
     const auto t1 = std::chrono::steady_clock::now();
     if (err != 0) return -1;
-    if (i >= kWarm) best = std::min(best, std::chrono::duration<double, std::nano>(t1 - t0).count());
+    const std::chrono::duration<double, std::nano> took = t1 - t0;
+    if (i >= kWarm) best = std::min(best, took.count());
   }
   return best;
 }
