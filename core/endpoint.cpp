@@ -117,14 +117,33 @@ void EndpointImpl::build_tables() {
   sync_table_ = proto::build_tag_table(infos, am_lane_, rma_lane_, cfg, proto::SendKind::Sync);
   alone_table_ =
       proto::build_tag_table(infos, am_lane_, rma_lane_, cfg, proto::SendKind::Alone);
-  eager_probe_ = {0, SIZE_MAX, proto::ProtoId::EagerBcopy, static_cast<uint8_t>(am_lane_), 0};
-  alone_min_ = alone_max_ = 0;
   const size_t any_rndv = tag_table_.first_rndv(), alone_rndv = alone_table_.first_rndv();
-  // Explore only where the costs, not the transport's eager cap, chose a rendezvous for a
-  // message sent alone (shm: once a line between its cores showed them far apart).
-  explore_max_ = am.limits.max_eager != 0 && alone_rndv <= am.limits.max_eager
+  const proto::TuneBand band = proto::tune_band(
+      infos[static_cast<size_t>(am_lane_)],
+      rma_lane_ >= 0 ? &infos[static_cast<size_t>(rma_lane_)] : nullptr, cfg,
+      std::min(any_rndv, alone_rndv));
+  if (band.lo >= band.hi || !worker_->proto_tune()) {
+    tuner_.reset();
+    tune_lo_ = SIZE_MAX;
+    tune_hi_ = 0;
+  } else {
+    // The measurements outlive a revision of the costs while the band stays (with an eager
+    // cap it depends on limits only).
+    if (!tuner_ || tuner_->lo() != band.lo || tuner_->hi() != band.hi)
+      tuner_ = std::make_unique<proto::ProtoTuner>(band, tag_table_);
+    tune_lo_ = band.lo;
+    tune_hi_ = band.hi;
+    rndv_range_ = {0, SIZE_MAX, band.rndv, static_cast<uint8_t>(rma_lane_), 0};
+  }
+  eager_range_ = {0, SIZE_MAX, proto::ProtoId::EagerBcopy, static_cast<uint8_t>(am_lane_), 0};
+  // Explore only where the costs, not the transport's eager cap or the user, chose a
+  // rendezvous for a message sent alone (shm: once a line between its cores showed them far
+  // apart).
+  const bool chosen = cfg.forced || cfg.rndv_thresh != UINT64_MAX - 1;
+  explore_max_ = !chosen && am.limits.max_eager != 0 && alone_rndv <= am.limits.max_eager
                      ? am.limits.max_eager
                      : 0;
+  alone_min_ = alone_max_ = 0;
   if (alone_rndv != any_rndv) {  // a rendezvous sooner alone: nothing else waits behind it
     alone_min_ = std::min(alone_rndv, any_rndv);
     alone_max_ = std::max(alone_rndv, any_rndv);
@@ -178,6 +197,12 @@ std::string EndpointImpl::describe_impl() const {
   out += "  tag_send:\n" + tag_table_.describe(infos);
   if (alone_max_ != 0) out += "  tag_send (sent alone):\n" + alone_table_.describe(infos);
   out += "  tag_send (synchronous):\n" + sync_table_.describe(infos);
+  if (tuner_) {
+    std::snprintf(line, sizeof(line),
+                  "  tag_send %zu .. %zu, not synchronous: eager_bcopy or %s, as measured\n",
+                  tune_lo_, tune_hi_ - 1, proto::proto_name(rndv_range_.proto));
+    out += line + tuner_->describe(rndv_range_.proto);
+  }
   return out;
 }
 
@@ -256,18 +281,23 @@ Status EndpointImpl::send_tag(const void* buf, size_t length, Tag tag, Request**
                               const SendParams& p) {
   if (__builtin_expect(is_error(failed_), 0)) return failed_;
   if (__builtin_expect(*am_cost_epoch_ != built_epoch_, 0)) rebuild_tables();
-  const proto::ProtoTable& table = p.sync ? sync_table_
-                                   : length >= alone_min_ && length < alone_max_ && sent_alone()
-                                       ? alone_table_
-                                       : tag_table_;
-  const proto::ProtoRange* rp = &table.lookup(length);
-  // Where the AM lane's costs (as revised by its measurements) send messages below its eager
-  // cap to rendezvous, one in kExploreEvery of them still goes eager: the measurement needs
-  // that traffic to see the costs fall again.
-  if (__builtin_expect(length <= explore_max_ && !p.sync, 0) &&
-      (rp->proto == proto::ProtoId::RndvGet || rp->proto == proto::ProtoId::RndvPut) &&
-      ++explored_ % kExploreEvery == 0)
-    rp = &eager_probe_;
+  const proto::ProtoRange* rp;
+  if (length >= tune_lo_ && length < tune_hi_ && !p.sync) {
+    rp = tuner_->choose(length) ? &rndv_range_ : &eager_range_;
+  } else {
+    const proto::ProtoTable& table =
+        p.sync ? sync_table_
+        : length >= alone_min_ && length < alone_max_ && sent_alone() ? alone_table_
+                                                                       : tag_table_;
+    rp = &table.lookup(length);
+    // Where the AM lane's costs (as revised by its measurements) send messages below its
+    // eager cap to rendezvous, one in kExploreEvery of them still goes eager: the
+    // measurement needs that traffic to see the costs fall again.
+    if (__builtin_expect(length <= explore_max_ && !p.sync, 0) &&
+        (rp->proto == proto::ProtoId::RndvGet || rp->proto == proto::ProtoId::RndvPut) &&
+        ++explored_ % kExploreEvery == 0)
+      rp = &eager_range_;
+  }
   const proto::ProtoRange& r = *rp;
   // Fast paths: a message that goes out whole, now, completes inline with no request.
   if (__builtin_expect(!p.sync && wired_ && pending_.empty(), 1)) {

@@ -10,6 +10,7 @@
 #include "core/api/torus.hpp"
 #include "core/request.h"
 #include "core/worker_address.h"
+#include "protocols/proto_tuner.h"
 #include "protocols/selector.h"
 #include "protocols/wire.h"
 #include "transports/transport.h"
@@ -115,10 +116,16 @@ class EndpointImpl final : public Endpoint {
   static constexpr uint32_t kNoEpoch = 0;
   const uint32_t* am_cost_epoch_ = &kNoEpoch;
   uint32_t built_epoch_ = 0;
+  // Sizes [tune_lo_, tune_hi_) of sends that are not synchronous go eager or by rendezvous
+  // as tuner_ measures (protocols/proto_tuner.h); empty when the tuner decides none.
+  size_t tune_lo_ = SIZE_MAX;
+  size_t tune_hi_ = 0;
+  std::unique_ptr<proto::ProtoTuner> tuner_;
+  proto::ProtoRange eager_range_;
+  proto::ProtoRange rndv_range_;
   static constexpr uint32_t kExploreEvery = 64;
   size_t explore_max_ = 0;  // 0 unless the costs send messages below max_eager to rendezvous
   uint32_t explored_ = 0;
-  proto::ProtoRange eager_probe_;
   uint64_t last_alone_polls_ = ~uint64_t{0};  // worker's progress_calls() at the last such send
   bool wired_ = false;
   Status failed_ = Status::Ok;

@@ -47,6 +47,7 @@ Status WorkerImpl::open_ifaces(const WorkerParams& params) {
     sel_cfg_.forced = proto::proto_from_name(forced, &sel_cfg_.forced_proto);
   }
   proto_info_ = cfg.get_bool("TORUS_PROTO_INFO");
+  proto_tune_ = cfg.get_bool("TORUS_PROTO_TUNE");
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   yield_when_idle_ = ctx_->expected_local_peers >= 0 && cpus > 0 &&
                      ctx_->expected_local_peers + 1 > cpus;

@@ -53,6 +53,7 @@ class WorkerImpl {
   const std::vector<std::byte>& address() const noexcept { return address_; }
   const proto::SelectorConfig& selector_config() const noexcept { return sel_cfg_; }
   bool proto_info() const noexcept { return proto_info_; }
+  bool proto_tune() const noexcept { return proto_tune_; }
   size_t rndv_frag_size() const noexcept { return sel_cfg_.rndv_frag_size; }
   // Eager fragments from this many payload bytes go zero-copy where the lane can.
   size_t zcopy_thresh() const noexcept { return zcopy_thresh_; }
@@ -148,6 +149,7 @@ class WorkerImpl {
   proto::SelectorConfig sel_cfg_;
   size_t zcopy_thresh_ = 8192;
   bool proto_info_ = false;
+  bool proto_tune_ = true;
   SpinPolicy spin_;
   // More local processes than CPUs: an idle poll hands the CPU on (sched_yield), because
   // the peer it waits for may need that very CPU to answer.

@@ -82,7 +82,8 @@ constexpr VarDecl kVars[] = {
     {.name = "TORUS_RNDV_THRESH", .type = Type::Size, .default_value = "auto", .unit = "bytes",
      .doc = "message size from which the rendezvous protocol is used; auto = from the cost "
             "model (shm: 256k while the cores share a cache; when a line between them "
-            "shows them far apart, ~95k for a message sent alone, ~125k among others)",
+            "shows them far apart, ~95k for a message sent alone, ~125k among others), "
+            "then for sizes TORUS_PROTO_TUNE covers by measurement",
      .allow_auto = true},
     {.name = "TORUS_ZCOPY_THRESH", .type = Type::Size, .default_value = "auto", .unit = "bytes",
      .doc = "payload bytes from which an eager fragment is sent from the user's buffer on "
@@ -91,6 +92,10 @@ constexpr VarDecl kVars[] = {
     {.name = "TORUS_PROTO", .type = Type::Enum, .default_value = "auto", .unit = "",
      .doc = "force one tag-send protocol wherever it is usable",
      .choices = "auto|eager_short|eager_bcopy|rndv_get|rndv_put"},
+    {.name = "TORUS_PROTO_TUNE", .type = Type::Bool, .default_value = "y", .unit = "",
+     .doc = "choose between eager and rendezvous for mid-size messages (shm: 2k up to the "
+            "eager cap) by timing each endpoint's own sends, per half-octave of sizes; n = "
+            "the cost model's tables alone (as with a TORUS_RNDV_THRESH or TORUS_PROTO)"},
     {.name = "TORUS_PROTO_INFO", .type = Type::Bool, .default_value = "n", .unit = "",
      .doc = "print each endpoint's protocol table when it is created"},
     {.name = "TORUS_RNDV_FRAG_SIZE", .type = Type::Size, .default_value = "4m", .unit = "bytes",

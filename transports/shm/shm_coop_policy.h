@@ -7,20 +7,18 @@
 // next copy must take them back (tag_bw 128 KiB 11186 -> 7695 MB/s). Neither the size nor the
 // address says which case a get is, so the process times its own gets in the range.
 //
-// Gets go in epochs of kEpochGets, all plain or all shared. An epoch's rate is its bytes over
-// the time from its first get to the first get after it, so whatever a mode costs between
-// gets (the target's copy, lines moving back) counts against it. A cycle starts with one
-// epoch of each mode, then runs the mode with the better average rate. A probe costs more
-// than its own epoch (after shared gets, plain ones run slower for a while: tag_bw 128 KiB
-// lost 12-20 % with every 16th epoch a shared probe), so each cycle that confirms the winner
-// doubles the next one's length, from kCycleEpochs up to kMaxCycleEpochs (probes then cost
-// under 1 %); a new winner brings it back to kCycleEpochs. An epoch with a gap of more than
-// kGapNs between two gets (the program did something else) is restarted, so idle time never
-// counts against either mode.
+// The choice is an EpochAb (core/base/epoch_ab.h): gets in epochs of kEpochGets, all plain
+// or all shared, a cycle probing plain, then shared, then running the faster. A probe costs
+// more than its own epoch (after shared gets, plain ones run slower for a while: tag_bw
+// 128 KiB lost 12-20 % with every 16th epoch a shared probe), hence cycles that double while
+// the winner holds. An epoch with a gap of more than kGapNs between two gets (the program did
+// something else) is restarted, so idle time never counts against either mode.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+
+#include "core/base/epoch_ab.h"
 
 namespace torus::shm {
 
@@ -36,26 +34,19 @@ class CoopPolicy {
 
   bool in_range(size_t length) const noexcept { return length >= lo_ && length < hi_; }
   // A get of `length` bytes (in range) starts at `now_ns` (a monotonic clock): true to share.
-  bool choose(size_t length, uint64_t now_ns) noexcept;
+  bool choose(size_t length, uint64_t now_ns) noexcept { return ab_.choose(length, now_ns); }
 
   // Average rates in bytes per ns (0 until measured), and epochs completed, for tests and
   // diagnostics.
-  double rate(bool shared) const noexcept { return rate_[shared ? 1 : 0]; }
-  uint64_t epochs() const noexcept { return epochs_; }
+  double rate(bool shared) const noexcept { return ab_.rate(shared); }
+  uint64_t epochs() const noexcept { return ab_.epochs(); }
 
  private:
-  bool next_mode() const noexcept;
-
   uint64_t lo_, hi_;
-  bool shared_ = false;  // the running epoch's mode
-  uint32_t epoch_in_cycle_ = 0;
-  uint32_t cycle_epochs_ = kCycleEpochs;
-  bool last_winner_ = false;
-  uint32_t gets_ = 0;  // gets of the running epoch so far
-  uint64_t bytes_ = 0;
-  uint64_t start_ns_ = 0, last_ns_ = 0;
-  uint64_t epochs_ = 0;
-  double rate_[2] = {0, 0};
+  EpochAb ab_{EpochAbParams{.epoch_ops = kEpochGets,
+                            .cycle_epochs = kCycleEpochs,
+                            .max_cycle_epochs = kMaxCycleEpochs,
+                            .gap_ns = kGapNs}};
 };
 
 }  // namespace torus::shm
