@@ -117,7 +117,8 @@ class EndpointImpl final : public Endpoint {
   const uint32_t* am_cost_epoch_ = &kNoEpoch;
   uint32_t built_epoch_ = 0;
   // Sizes [tune_lo_, tune_hi_) of sends that are not synchronous go eager or by rendezvous
-  // as tuner_ measures (protocols/proto_tuner.h); empty when the tuner decides none.
+  // as tuner_ measures (protocols/proto_tuner.h); empty when the tuner decides none. Copies
+  // of tuner_'s band, so that every send checks it without a pointer test.
   size_t tune_lo_ = SIZE_MAX;
   size_t tune_hi_ = 0;
   std::unique_ptr<proto::ProtoTuner> tuner_;
