@@ -113,6 +113,14 @@ constexpr VarDecl kVars[] = {
      .choices = "auto|y|n"},
     {.name = "TORUS_SHM_FIFO_SIZE", .type = Type::Int, .default_value = "256", .unit = "cells",
      .doc = "cells in each worker's shared-memory receive FIFO; a power of two"},
+    {.name = "TORUS_SHM_LANES", .type = Type::Int, .default_value = "auto", .unit = "lanes",
+     .doc = "rings in each worker's segment that one sending process each has to itself "
+            "(others share the FIFO): no sender waits on a line another one wrote; auto is one "
+            "per expected local peer, at most 8; 0 none",
+     .allow_auto = true},
+    {.name = "TORUS_SHM_LANE_SIZE", .type = Type::Int, .default_value = "auto", .unit = "cells",
+     .doc = "cells in each lane, a power of two; auto is TORUS_SHM_FIFO_SIZE up to 64",
+     .allow_auto = true},
     {.name = "TORUS_SHM_SEG_SIZE", .type = Type::Size, .default_value = "8k", .unit = "bytes",
      .doc = "payload bytes of each FIFO cell's eager segment (which adds 128 bytes for "
             "headers and alignment); larger eager messages are fragmented"},

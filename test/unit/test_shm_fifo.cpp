@@ -13,6 +13,7 @@
 #include "test/unit/test_shm_helpers.h"
 #include "transports/shm/shm_fifo.h"
 #include "transports/shm/shm_iface.h"
+#include "transports/shm/shm_segment.h"
 
 using namespace torus;
 
@@ -74,8 +75,13 @@ void sink_handler(void* arg, const void* data, size_t length) {
 
 }  // namespace
 
-TEST_CASE("shm fifo: three producer processes into one small ring, every message once, in order") {
+TEST_CASE("shm fifo: three producer processes into small rings, every message once, in order") {
   constexpr uint32_t kProducers = 3;
+  // All three on the shared ring; one on a lane and two sharing the ring; each on its lane.
+  std::string lanes;
+  SUBCASE("no lanes") { lanes = "TORUS_SHM_LANES=0"; }
+  SUBCASE("one lane") { lanes = "TORUS_SHM_LANES=1"; }
+  SUBCASE("a lane each") { lanes = "TORUS_SHM_LANES=auto"; }
   constexpr uint32_t kMessages = 3000;
   const std::string job = unique_job("fifo");
   const JobGuard guard{job};
@@ -116,7 +122,7 @@ TEST_CASE("shm fifo: three producer processes into one small ring, every message
     REQUIRE(pids[i] > 0);
   }
 
-  auto cfg = load_config({"TORUS_SHM_FIFO_SIZE=4"});
+  auto cfg = load_config({"TORUS_SHM_FIFO_SIZE=4", lanes});
   REQUIRE(cfg);
   auto consumer = open_iface(job, 0x1, kProducers, cfg.get());
   REQUIRE(consumer);
@@ -185,6 +191,75 @@ TEST_CASE("shm fifo: a full ring answers NoResource, recovers, and wakes a sleep
   std::vector<std::byte> big(rx->attributes().limits.max_short + 1);
   CHECK((*ep)->am_short(0, big, {}) == Status::InvalidParam);
   CHECK((*ep)->am_short(tl::kMaxAmId, {}, {}) == Status::InvalidParam);
+}
+
+TEST_CASE("shm lanes: a producer keeps its lane until it leaves, then the next one takes it") {
+  const std::string job = unique_job("lane");
+  const JobGuard guard{job};
+  auto cfg = load_config({"TORUS_SHM_LANES=1", "TORUS_SHM_LANE_SIZE=4"});
+  REQUIRE(cfg);
+  auto rx = open_iface(job, 1, -1, cfg.get());
+  REQUIRE(rx);
+  Sink sink;
+  sink.next.assign(3, 0);
+  rx->set_am_handler(0, sink_handler, &sink);
+  shm::PeerAddress pa;
+  REQUIRE(shm::parse_address(rx->address(), &pa, nullptr));
+  auto seg = shm::Segment::attach(pa.name, pa.header.pid);
+  REQUIRE(seg);
+  REQUIRE((*seg)->geometry().lanes == 1);
+  shm::SegmentHeader& h = *(*seg)->header();
+  shm::LaneHeader& lane = *(*seg)->lane_header(0);
+  auto send = [](tl::Endpoint& ep, uint32_t producer, uint32_t seq) {
+    Msg m{producer, seq, sizeof(Msg)};
+    return ep.am_short(0, std::as_bytes(std::span(&m, 1)), {});
+  };
+  auto tx = open_iface(job, 2, -1);
+  REQUIRE(tx);
+  {
+    auto ep = tx->connect(rx->address());
+    REQUIRE(ep);
+    CHECK(lane.owner.load() == ::getpid());
+    CHECK(h.lanes_used.load() == 1);
+    // The lane's four cells, then a full lane: never a spill into the shared ring, whose
+    // messages could overtake ours.
+    for (uint32_t i = 0; i < 4; ++i) CHECK(send(**ep, 0, i) == Status::Ok);
+    CHECK(send(**ep, 0, 4) == Status::NoResource);
+    CHECK(h.tail.load() == 0);
+    // A second producer finds the lane taken and shares the ring.
+    auto tx2 = open_iface(job, 3, -1);
+    REQUIRE(tx2);
+    auto ep2 = tx2->connect(rx->address());
+    REQUIRE(ep2);
+    CHECK(send(**ep2, 1, 0) == Status::Ok);
+    CHECK(h.tail.load() == 1);
+    CHECK(rx->progress() == 5);
+    CHECK(send(**ep, 0, 4) == Status::Ok);
+    CHECK(rx->progress() == 1);
+  }
+  // The producer's iface is gone: its lane is free, the consumer still polls it.
+  tx.reset();
+  CHECK(lane.owner.load() == 0);
+  CHECK(h.lanes_used.load() == 1);
+  auto tx3 = open_iface(job, 4, -1);
+  REQUIRE(tx3);
+  auto ep3 = tx3->connect(rx->address());
+  REQUIRE(ep3);
+  CHECK(lane.owner.load() == ::getpid());
+  CHECK(lane.tail.load() == 5);  // continues where the last owner stopped
+  // Round the lane twice, and sleep and wake on it.
+  for (uint32_t seq = 0; seq < 8; ++seq) {
+    CHECK(send(**ep3, 2, seq) == Status::Ok);
+    CHECK(rx->progress() == 1);
+  }
+  CHECK(rx->arm() == Status::Ok);
+  pollfd pfd{rx->event_fd(), POLLIN, 0};
+  CHECK(::poll(&pfd, 1, 0) == 0);
+  CHECK(send(**ep3, 2, 8) == Status::Ok);
+  CHECK(::poll(&pfd, 1, 10000) == 1);
+  CHECK(rx->progress() == 1);
+  CHECK(sink.next == std::vector<uint32_t>{5, 1, 9});
+  CHECK(sink.errors == 0);
 }
 
 TEST_CASE("shm fifo: the consumer hands cells back once per batch and never writes a cell") {
@@ -453,6 +528,19 @@ TEST_CASE("shm segment: configuration is validated with the variable's name") {
   REQUIRE(cfg);
   CHECK(open_iface(unique_job("cfg"), 1, -1, cfg.get(), &error) == nullptr);
   CHECK(error.find("TORUS_SHM_SEG_SIZE") != std::string::npos);
+  cfg = load_config({"TORUS_SHM_LANES=65"});
+  REQUIRE(cfg);
+  CHECK(open_iface(unique_job("cfg"), 1, -1, cfg.get(), &error) == nullptr);
+  CHECK(error.find("TORUS_SHM_LANES=65") != std::string::npos);
+  CHECK(error.find("from 0 to 64") != std::string::npos);
+  cfg = load_config({"TORUS_SHM_LANE_SIZE=6"});
+  REQUIRE(cfg);
+  CHECK(open_iface(unique_job("cfg"), 1, -1, cfg.get(), &error) == nullptr);
+  CHECK(error.find("TORUS_SHM_LANE_SIZE=6") != std::string::npos);
+  // No lane, no lane size to check.
+  cfg = load_config({"TORUS_SHM_LANES=0", "TORUS_SHM_LANE_SIZE=6"});
+  REQUIRE(cfg);
+  CHECK(open_iface(unique_job("cfg"), 1, -1, cfg.get(), &error) != nullptr);
   CHECK(leftovers(unique_job("cfg")).empty());
 }
 

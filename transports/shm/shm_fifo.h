@@ -60,6 +60,22 @@ inline void prefetch_line(const void* p) noexcept {
 #endif
 }
 
+// One ring as producers and the consumer see it: the segment's shared ring or a lane.
+struct RingView {
+  std::atomic<uint32_t>* tail = nullptr;
+  std::atomic<uint32_t>* released = nullptr;
+  std::atomic<uint32_t>* sleeping = nullptr;  // the segment's, whichever ring
+  Cell* cells = nullptr;
+  std::byte* segs = nullptr;
+  uint32_t size = 0;
+  uint32_t seg_size = 0;
+};
+
+inline RingView shared_ring(SegmentHeader* h, Cell* cells, std::byte* segs, uint32_t size,
+                            uint32_t seg_size) noexcept {
+  return RingView{&h->tail, &h->released, &h->sleeping, cells, segs, size, seg_size};
+}
+
 class FifoWriter final {
  public:
   struct Slot {
@@ -70,11 +86,13 @@ class FifoWriter final {
   };
 
   FifoWriter() = default;
+  FifoWriter(const RingView& ring, int32_t sender_pid) noexcept
+      : tail_(ring.tail), sleeping_(ring.sleeping), released_(ring.released),
+        cells_(ring.cells), segs_(ring.segs), mask_(ring.size - 1), size_(ring.size),
+        seg_size_(ring.seg_size), sender_(sender_pid) {}
   FifoWriter(SegmentHeader* header, Cell* cells, std::byte* segs, uint32_t fifo_size,
              uint32_t seg_size, int32_t sender_pid) noexcept
-      : tail_(&header->tail), sleeping_(&header->sleeping), released_(&header->released),
-        cells_(cells), segs_(segs), mask_(fifo_size - 1), size_(fifo_size),
-        seg_size_(seg_size), sender_(sender_pid) {}
+      : FifoWriter(shared_ring(header, cells, segs, fifo_size, seg_size), sender_pid) {}
 
   uint32_t seg_size() const noexcept { return seg_size_; }
 
@@ -162,10 +180,12 @@ class FifoWriter final {
 class FifoReader final {
  public:
   FifoReader() = default;
+  explicit FifoReader(const RingView& ring) noexcept
+      : sleeping_(ring.sleeping), released_(ring.released), tail_(ring.tail), cells_(ring.cells),
+        segs_(ring.segs), mask_(ring.size - 1), seg_size_(ring.seg_size) {}
   FifoReader(SegmentHeader* header, Cell* cells, std::byte* segs, uint32_t fifo_size,
              uint32_t seg_size) noexcept
-      : sleeping_(&header->sleeping), released_(&header->released), tail_(&header->tail),
-        cells_(cells), segs_(segs), mask_(fifo_size - 1), seg_size_(seg_size) {}
+      : FifoReader(shared_ring(header, cells, segs, fifo_size, seg_size)) {}
 
   // The next published cell, or nullptr.
   Cell* peek() const noexcept {
@@ -203,15 +223,20 @@ class FifoReader final {
   void publish_released() noexcept { released_->store(head_, std::memory_order_release); }
 
   // arm(): true when safe to sleep (nothing claimed beyond what was consumed: a message
-  // being written counts as work); sleeping stays set in that case.
+  // being written counts as work); sleeping stays set in that case. A consumer of several
+  // rings sharing one sleeping word sets it once and asks each ring drained() instead.
   bool arm() noexcept {
     publish_released();
     sleeping_->store(1, std::memory_order_seq_cst);
-    if (tail_->load(std::memory_order_seq_cst) == head_) return true;
+    if (drained()) return true;
     sleeping_->store(0, std::memory_order_relaxed);
     return false;
   }
   void disarm() noexcept { sleeping_->store(0, std::memory_order_relaxed); }
+  // Nothing claimed beyond what was consumed; seq_cst, after the store of sleeping.
+  bool drained() const noexcept { return tail_->load(std::memory_order_seq_cst) == head_; }
+  // Positions ever consumed: a ring never used reads 0.
+  uint32_t head() const noexcept { return head_; }
 
  private:
   std::atomic<uint32_t>* sleeping_ = nullptr;
@@ -227,6 +252,9 @@ class FifoReader final {
 };
 
 // Formats a freshly created ring (cell i free for position i, tail 0). Owner only.
-void fifo_init(SegmentHeader* header, Cell* cells, uint32_t fifo_size) noexcept;
+void fifo_init(const RingView& ring) noexcept;
+inline void fifo_init(SegmentHeader* header, Cell* cells, uint32_t fifo_size) noexcept {
+  fifo_init(shared_ring(header, cells, nullptr, fifo_size, 0));
+}
 
 }  // namespace torus::shm

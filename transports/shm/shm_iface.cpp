@@ -113,7 +113,13 @@ bool parse_address(std::span<const std::byte> bytes, PeerAddress* out, std::stri
 
 Result<std::unique_ptr<ShmIface>> ShmIface::open(const tl::IfaceParams& params,
                                                  const Settings& settings) {
-  auto geo = make_geometry(settings.fifo_size, settings.seg_size);
+  uint64_t lanes = settings.lanes, lane_size = settings.lane_size;
+  if (lanes == Settings::kAuto)
+    lanes = params.expected_local_peers < 0
+                ? kAutoLanes
+                : std::min<uint64_t>(static_cast<uint64_t>(params.expected_local_peers), kAutoLanes);
+  if (lane_size == Settings::kAuto) lane_size = std::min(settings.fifo_size, kAutoLaneSize);
+  auto geo = make_geometry(settings.fifo_size, settings.seg_size, lanes, lane_size);
   if (!geo) return geo.error();
   if (settings.bounce_size < geo->seg_size - kBounceDataOffset)
     return make_error(Status::InvalidParam,
@@ -181,8 +187,7 @@ ShmIface::ShmIface(Parts parts)
       bounce_(*this, settings_.bounce_size, segment_->geometry().seg_size),
       coop_(*this, segment_->coop_slots(), settings_.coop_thresh, settings_.coop_adaptive) {
   const Geometry& geo = segment_->geometry();
-  reader_ = FifoReader(segment_->header(), segment_->cells(), segment_->segs(), geo.fifo_size,
-                       geo.seg_size);
+  rings_ = ConsumerRings(*segment_);
   attr_ = make_attr(settings_, geo, parts.oversubscribed);
   AddressHeader h{};
   h.magic = static_cast<uint32_t>(kMagic);
@@ -263,7 +268,7 @@ unsigned ShmIface::progress() {
   if (armed_) {
     // We may have slept: eat the wake-up datagram and look at the pidfds now.
     armed_ = false;
-    reader_.disarm();
+    rings_.disarm();
     check_events();
   }
   n += poll_fifo();
@@ -284,7 +289,7 @@ Status ShmIface::arm() {
   // A cooperative get in flight waits on the peer's copy, which sends no wake-up.
   if (bounce_.busy() || coop_.busy() || !done_.empty() || !errors_.empty())
     return Status::NoResource;
-  if (!reader_.arm()) return Status::NoResource;
+  if (!rings_.arm()) return Status::NoResource;
   armed_ = true;
   return Status::Ok;
 }
@@ -293,7 +298,8 @@ Status ShmIface::arm() {
 // producer's cache, and the handler's tag matching would otherwise run before the first load
 // of them, one cross-core fetch after the other. Harmless on a malformed cell: a prefetch of a
 // line within the segment never faults.
-void ShmIface::prefetch_payload(const Cell& cell, uint32_t length, uint8_t flags) noexcept {
+void ShmIface::prefetch_payload(const FifoReader& ring, const Cell& cell, uint32_t length,
+                                uint8_t flags) noexcept {
   if (flags == 0) {
     if (length <= kLine0Inline) return;
     const auto* base = reinterpret_cast<const char*>(&cell);
@@ -301,34 +307,43 @@ void ShmIface::prefetch_payload(const Cell& cell, uint32_t length, uint8_t flags
       prefetch_line(base + off);
   } else if (flags == kCellBcopy) {
     // The first lines only: the hardware's stream prefetch follows the copy's own loads.
-    const char* seg = reinterpret_cast<const char*>(reader_.segment_of_head());
+    const char* seg = reinterpret_cast<const char*>(ring.segment_of_head());
     const size_t bytes = length < kBcopyPrefetch ? length : kBcopyPrefetch;
     const char* first = seg + (cell.seg_offset & (kCacheLine - 1));
     for (size_t off = 0; off < bytes; off += kCacheLine) prefetch_line(first + off);
   }
 }
 
+// Lanes first: while peers have lanes, the shared ring carries only the others' messages.
 unsigned ShmIface::poll_fifo() {
   unsigned n = 0;
+  for (uint32_t i = 0, used = rings_.used(); i < used; ++i) n += poll_ring(rings_.lane(i));
+  return n + poll_ring(rings_.shared());
+}
+
+unsigned ShmIface::poll_ring(FifoReader& ring) {
+  unsigned n = 0;
   for (; n < kMaxBatch; ++n) {
-    const Cell* cell = reader_.peek();
+    const Cell* cell = ring.peek();
     if (cell == nullptr) {
-      if (!placement_.near()) reader_.prefetch_head();
+      // A ring no message used yet (the shared one while every peer has a lane) is not
+      // where the next message will be.
+      if (!placement_.near() && ring.head() != 0) ring.prefetch_head();
       break;
     }
     // Read the header once: a misbehaving peer could change it while we look.
     const uint32_t length = cell->length;
     const uint8_t id = cell->am_id;
     const uint8_t flags = cell->flags;
-    prefetch_payload(*cell, length, flags);
-    reader_.note_segment_span(flags == 0 ? 0 : length + (cell->seg_offset & (kCacheLine - 1)));
+    prefetch_payload(ring, *cell, length, flags);
+    ring.note_segment_span(flags == 0 ? 0 : length + (cell->seg_offset & (kCacheLine - 1)));
     if (flags == 0 && length <= kMaxInline && id < tl::kMaxAmId && banned_.empty())
       deliver(id, cell->data, length);
     else
-      dispatch_slow(*cell);
-    reader_.release();
+      dispatch_slow(ring, *cell);
+    ring.release();
   }
-  if (n != 0) reader_.publish_released();
+  if (n != 0) ring.publish_released();
   return n;
 }
 
@@ -345,7 +360,7 @@ void ShmIface::deliver(uint8_t id, const void* data, size_t length) {
   }
 }
 
-void ShmIface::dispatch_slow(const Cell& cell) {
+void ShmIface::dispatch_slow(const FifoReader& ring, const Cell& cell) {
   const uint32_t length = cell.length;
   const uint8_t id = cell.am_id;
   const uint8_t flags = cell.flags;
@@ -363,12 +378,12 @@ void ShmIface::dispatch_slow(const Cell& cell) {
     if (length > seg_size - offset) return malformed(sender, "bcopy length exceeds the segment");
     if (id >= tl::kMaxAmId) return malformed(sender, "active message id out of range");
     if (length >= seg_size / 2 && copy_out_.sample_next()) [[unlikely]]
-      return deliver_timed(id, reader_.segment_of_head() + offset, length);
-    return deliver(id, reader_.segment_of_head() + offset, length);
+      return deliver_timed(id, ring.segment_of_head() + offset, length);
+    return deliver(id, ring.segment_of_head() + offset, length);
   }
   if (flags == (kCellBcopy | kCellInternal)) {
     if (length > seg_size) return malformed(sender, "internal length exceeds the segment");
-    if (!bounce_.on_message(id, reader_.segment_of_head(), length, sender))
+    if (!bounce_.on_message(id, ring.segment_of_head(), length, sender))
       return malformed(sender, "bad bounce message");
     return;
   }
@@ -422,7 +437,7 @@ unsigned ShmIface::run_deferred() {
     // A dead peer's last messages may still sit in our ring: deliver them before its
     // failure, so data it sent before exiting is never lost. Live peers could keep the ring
     // busy forever, hence the bound.
-    if (reader_.peek() != nullptr && ++error_delay_ < kMaxErrorDelay) break;
+    if (rings_.any_published() && ++error_delay_ < kMaxErrorDelay) break;
     error_delay_ = 0;
     std::vector<std::pair<ShmEndpoint*, Status>> errors;
     errors.swap(errors_);

@@ -18,6 +18,7 @@
 #include "transports/shm/shm_cma.h"
 #include "transports/shm/shm_coop.h"
 #include "transports/shm/shm_fifo.h"
+#include "transports/shm/shm_lanes.h"
 #include "transports/shm/shm_peer.h"
 #include "transports/shm/shm_placement.h"
 #include "transports/shm/shm_rates.h"
@@ -38,7 +39,14 @@ struct Settings {
   uint64_t bounce_size = 256 << 10; // TORUS_SHM_BOUNCE_SIZE
   uint64_t coop_thresh = 2 << 20;   // TORUS_SHM_COOP_THRESH (0: never)
   uint64_t coop_adaptive = UINT64_MAX;  // TORUS_SHM_COOP_ADAPTIVE (inf: never)
+  static constexpr uint64_t kAuto = UINT64_MAX;
+  uint64_t lanes = kAuto;      // TORUS_SHM_LANES
+  uint64_t lane_size = kAuto;  // TORUS_SHM_LANE_SIZE
 };
+// "auto" lanes: one per expected peer up to kAutoLanes (kAutoLanes when the number of peers
+// is unknown), each of the FIFO's size up to kAutoLaneSize cells.
+inline constexpr uint64_t kAutoLanes = 8;
+inline constexpr uint64_t kAutoLaneSize = 64;
 
 // A parsed peer address.
 struct PeerAddress {
@@ -104,8 +112,10 @@ class ShmIface final : public tl::Iface {
   };
 
   unsigned poll_fifo();
-  void prefetch_payload(const Cell& cell, uint32_t length, uint8_t flags) noexcept;
-  void dispatch_slow(const Cell& cell);
+  unsigned poll_ring(FifoReader& ring);
+  void prefetch_payload(const FifoReader& ring, const Cell& cell, uint32_t length,
+                        uint8_t flags) noexcept;
+  void dispatch_slow(const FifoReader& ring, const Cell& cell);
   void malformed(int32_t sender, const char* what);
   void deliver(uint8_t id, const void* data, size_t length);
   void deliver_timed(uint8_t id, const void* data, size_t length);
@@ -123,7 +133,7 @@ class ShmIface final : public tl::Iface {
   HostIdentity host_;
   pid_t pid_;
   std::unique_ptr<Segment> segment_;
-  FifoReader reader_;
+  ConsumerRings rings_;
   Fd wake_fd_;
   Fd epoll_fd_;
   Fd timer_fd_;  // only without pidfds: wakes a sleeper every 100 ms to probe peers' pids

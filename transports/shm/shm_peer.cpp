@@ -82,8 +82,9 @@ Result<Peer*> ShmIface::attach_peer(const std::string& peer_name, pid_t peer_pid
     }
   }
   const Geometry& geo = seg->geometry();
-  peer->fifo = FifoWriter(seg->header(), seg->cells(), seg->segs(), geo.fifo_size, geo.seg_size,
-                          pid_);
+  // Our own ring needs no lane: we are its only consumer and the producer is on our core.
+  if (!self) peer->lane = LaneClaim::claim(*seg, pid_);
+  peer->fifo = FifoWriter(seg->ring(peer->lane.index()), pid_);
   peer->regions = seg->regions();
   peer->region_slots = geo.region_slots;
   peer->wake_len = wake_address(peer_name, &peer->wake_addr);
@@ -155,6 +156,7 @@ void ShmIface::drop_peer(Peer& peer, Status why) {
   for (ShmEndpoint* ep : eps) fail_endpoint(*ep, why);
   // A peer that crashed before enough peers attached leaves its name behind: remove it.
   if (why == Status::ConnectionReset) peer.segment->unlink_name();
+  peer.lane.release();
   peer.segment.reset();
   auto it = peers_.find(peer.name);
   if (it == peers_.end()) return;

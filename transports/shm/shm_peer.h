@@ -17,6 +17,7 @@
 
 #include "core/base/status.h"
 #include "transports/shm/shm_fifo.h"
+#include "transports/shm/shm_lanes.h"
 #include "transports/shm/shm_segment.h"
 #include "transports/shm/shm_wire.h"
 
@@ -66,7 +67,8 @@ struct Peer {
   std::string name;
   pid_t pid = 0;
   std::unique_ptr<Segment> segment;  // null for our own segment (loopback)
-  FifoWriter fifo;
+  LaneClaim lane;  // in `segment`, declared after it: released before it is unmapped
+  FifoWriter fifo;  // on our lane, or on the shared ring when no lane was free
   const RegionSlot* regions = nullptr;
   uint32_t region_slots = 0;
   sockaddr_un wake_addr{};

@@ -22,6 +22,10 @@ namespace {
 
 constexpr size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
+bool ring_size_ok(uint64_t n) {
+  return n >= kMinFifoSize && n <= kMaxFifoSize && (n & (n - 1)) == 0;
+}
+
 std::string errno_text(const char* what, const std::string& name, int err) {
   return std::string(what) + "(" + name + "): " + std::strerror(err);
 }
@@ -45,8 +49,9 @@ bool is_uid_and_index(std::string_view rest) {
 
 }  // namespace
 
-Result<Geometry> make_geometry(uint64_t fifo_size, uint64_t seg_size) {
-  if (fifo_size < kMinFifoSize || fifo_size > kMaxFifoSize || (fifo_size & (fifo_size - 1)))
+Result<Geometry> make_geometry(uint64_t fifo_size, uint64_t seg_size, uint64_t lanes,
+                               uint64_t lane_size) {
+  if (!ring_size_ok(fifo_size))
     return make_error(Status::InvalidParam,
                       "TORUS_SHM_FIFO_SIZE=" + std::to_string(fifo_size) +
                           " is invalid: it must be a power of two from " +
@@ -56,14 +61,29 @@ Result<Geometry> make_geometry(uint64_t fifo_size, uint64_t seg_size) {
                       "TORUS_SHM_SEG_SIZE=" + std::to_string(seg_size) +
                           " is invalid: it must be from " + std::to_string(kMinSegSize) +
                           " bytes to " + std::to_string(kMaxSegSize >> 20) + "m");
+  if (lanes > kMaxLanes)
+    return make_error(Status::InvalidParam, "TORUS_SHM_LANES=" + std::to_string(lanes) +
+                                                " is invalid: it must be from 0 to " +
+                                                std::to_string(kMaxLanes));
+  if (lanes > 0 && !ring_size_ok(lane_size))
+    return make_error(Status::InvalidParam,
+                      "TORUS_SHM_LANE_SIZE=" + std::to_string(lane_size) +
+                          " is invalid: it must be a power of two from " +
+                          std::to_string(kMinFifoSize) + " to " + std::to_string(kMaxFifoSize));
   Geometry g;
   g.fifo_size = static_cast<uint32_t>(fifo_size);
+  g.lanes = static_cast<uint32_t>(lanes);
+  g.lane_size = lanes > 0 ? static_cast<uint32_t>(lane_size) : 0;
   // Segments start on cache lines so a chunk copy never shares a line with a neighbour's.
   g.seg_size = static_cast<uint32_t>(round_up(seg_size + kSegSlack, kCacheLine));
   g.region_slots = kRegionSlots;
   g.cells_offset = kPage;
   g.segs_offset = round_up(g.cells_offset + g.fifo_size * kCellSize, kPage);
-  g.regions_offset = round_up(g.segs_offset + size_t{g.fifo_size} * g.seg_size, kPage);
+  g.lanes_offset = round_up(g.segs_offset + size_t{g.fifo_size} * g.seg_size, kPage);
+  g.lane_cells_offset = kPage;
+  g.lane_segs_offset = round_up(g.lane_cells_offset + size_t{g.lane_size} * kCellSize, kPage);
+  g.lane_stride = round_up(g.lane_segs_offset + size_t{g.lane_size} * g.seg_size, kPage);
+  g.regions_offset = g.lanes_offset + size_t{g.lanes} * g.lane_stride;
   g.total_size = round_up(g.regions_offset + size_t{g.region_slots} * sizeof(RegionSlot), kPage);
   return g;
 }
@@ -133,8 +153,14 @@ Result<std::unique_ptr<Segment>> Segment::create(std::string_view job_part,
   hdr->region_slots = geo.region_slots;
   hdr->expected_peers = expected_peers;
   hdr->total_size = geo.total_size;
+  hdr->lanes = geo.lanes;
+  hdr->lane_size = geo.lane_size;
   auto seg = std::make_unique<Segment>(Mapping{name, static_cast<std::byte*>(base), geo, n});
-  fifo_init(hdr, seg->cells(), geo.fifo_size);
+  fifo_init(seg->ring());
+  for (uint32_t i = 0; i < geo.lanes; ++i) {
+    new (seg->lane_header(i)) LaneHeader{};
+    fifo_init(seg->ring(static_cast<int>(i)));
+  }
   std::atomic_thread_fence(std::memory_order_release);
   hdr->magic = kMagic;
   if (expected_peers == 0) seg->unlink_name();
@@ -172,7 +198,8 @@ Result<std::unique_ptr<Segment>> Segment::attach(const std::string& name, pid_t 
   // The header holds the stride, which is the setting plus kSegSlack, rounded to a line.
   auto geo = hdr_copy.seg_size < kSegSlack
                  ? Result<Geometry>(make_error(Status::ProtocolError, "segment too small"))
-                 : make_geometry(hdr_copy.fifo_size, hdr_copy.seg_size - kSegSlack);
+                 : make_geometry(hdr_copy.fifo_size, hdr_copy.seg_size - kSegSlack,
+                                 hdr_copy.lanes, hdr_copy.lane_size);
   if (!geo || geo->seg_size != hdr_copy.seg_size || hdr_copy.region_slots != kRegionSlots ||
       hdr_copy.total_size != geo->total_size ||
       static_cast<size_t>(st.st_size) < geo->total_size) {
@@ -185,6 +212,20 @@ Result<std::unique_ptr<Segment>> Segment::attach(const std::string& name, pid_t 
   ::close(fd);
   if (base == MAP_FAILED) return make_error(Status::NoMemory, errno_text("mmap", name, err));
   return std::make_unique<Segment>(Mapping{name, static_cast<std::byte*>(base), *geo, 0});
+}
+
+RingView Segment::ring(int lane) const noexcept {
+  if (lane < 0)
+    return shared_ring(header(), cells(), segs(), m_.geo.fifo_size, m_.geo.seg_size);
+  LaneHeader* h = lane_header(static_cast<uint32_t>(lane));
+  std::byte* base = reinterpret_cast<std::byte*>(h);
+  return RingView{&h->tail,
+                  &h->released,
+                  &header()->sleeping,
+                  reinterpret_cast<Cell*>(base + m_.geo.lane_cells_offset),
+                  base + m_.geo.lane_segs_offset,
+                  m_.geo.lane_size,
+                  m_.geo.seg_size};
 }
 
 Segment::~Segment() {

@@ -12,6 +12,7 @@
 
 #include "core/base/status.h"
 #include "transports/host_identity.h"
+#include "transports/shm/shm_fifo.h"
 #include "transports/shm/shm_wire.h"
 
 namespace torus::shm {
@@ -22,13 +23,22 @@ struct Geometry {
   uint32_t fifo_size = 0;
   uint32_t seg_size = 0;  // each cell's segment: the setting plus kSegSlack, a whole line
   uint32_t region_slots = kRegionSlots;
+  uint32_t lanes = 0;
+  uint32_t lane_size = 0;
   size_t cells_offset = 0;
   size_t segs_offset = 0;
+  // Lane i: its LaneHeader at lanes_offset + i * lane_stride, cells and segments after it.
+  size_t lanes_offset = 0;
+  size_t lane_stride = 0;
+  size_t lane_cells_offset = 0;  // within a lane
+  size_t lane_segs_offset = 0;   // within a lane
   size_t regions_offset = 0;
   size_t total_size = 0;
 };
-// Fails with a message naming TORUS_SHM_FIFO_SIZE / TORUS_SHM_SEG_SIZE and what they accept.
-Result<Geometry> make_geometry(uint64_t fifo_size, uint64_t seg_size);
+// Fails with a message naming TORUS_SHM_FIFO_SIZE / TORUS_SHM_SEG_SIZE / TORUS_SHM_LANES /
+// TORUS_SHM_LANE_SIZE and what they accept.
+Result<Geometry> make_geometry(uint64_t fifo_size, uint64_t seg_size, uint64_t lanes = 0,
+                               uint64_t lane_size = 0);
 
 using tl::HostIdentity;
 using tl::host_identity;
@@ -70,6 +80,12 @@ class Segment final {
   std::byte* segs() const noexcept { return m_.base + m_.geo.segs_offset; }
   CoopSlot* coop_slots() const noexcept {
     return reinterpret_cast<CoopSlot*>(m_.base + kCoopOffset);
+  }
+  // The shared ring (lane < 0) or lane `lane` (< geometry().lanes).
+  RingView ring(int lane = -1) const noexcept;
+  LaneHeader* lane_header(uint32_t lane) const noexcept {
+    return reinterpret_cast<LaneHeader*>(m_.base + m_.geo.lanes_offset +
+                                         lane * m_.geo.lane_stride);
   }
   RegionSlot* regions() const noexcept {
     return reinterpret_cast<RegionSlot*>(m_.base + m_.geo.regions_offset);

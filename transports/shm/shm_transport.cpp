@@ -40,6 +40,8 @@ Result<Settings> read_settings(const config::Config* cfg) {
   s.bounce_size = read_count(*cfg, "TORUS_SHM_BOUNCE_SIZE", s.bounce_size);
   s.coop_thresh = read_count(*cfg, "TORUS_SHM_COOP_THRESH", s.coop_thresh);
   s.coop_adaptive = read_count(*cfg, "TORUS_SHM_COOP_ADAPTIVE", s.coop_adaptive);
+  s.lanes = read_count(*cfg, "TORUS_SHM_LANES", s.lanes);
+  s.lane_size = read_count(*cfg, "TORUS_SHM_LANE_SIZE", s.lane_size);
   const config::VarDecl* decl = config::find_var("TORUS_SHM_CMA");
   if (decl != nullptr) {
     std::string_view v;  // a view: get_string() returns a reference into the config

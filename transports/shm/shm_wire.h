@@ -11,7 +11,7 @@
 namespace torus::shm {
 
 inline constexpr uint64_t kMagic = 0x316d687375726f74ull;  // "torushm1", little endian
-inline constexpr uint8_t kVersion = 7;
+inline constexpr uint8_t kVersion = 8;
 inline constexpr size_t kCacheLine = 64;
 inline constexpr size_t kPage = 4096;
 
@@ -71,9 +71,14 @@ struct SegmentHeader {
   // The owner's pid namespace (pid_namespace_id): a later process judges owner_pid dead only
   // within the same namespace, before it removes a segment a killed owner left.
   uint64_t owner_pid_ns;
+  uint32_t lanes;      // per-producer rings after the shared one (LaneHeader), maybe 0
+  uint32_t lane_size;  // cells of each lane
 
   alignas(kCacheLine) std::atomic<uint32_t> attached;  // peers that mapped the segment
   std::atomic<uint32_t> unlinked;                      // 1 once someone removed the name
+  // Lanes below it were claimed at least once: the consumer polls those. Producers raise it
+  // when they claim a lane, so it changes only as peers attach.
+  std::atomic<uint32_t> lanes_used;
   alignas(kCacheLine) std::atomic<uint32_t> sleeping;  // consumer armed; producers must wake
   alignas(kCacheLine) std::atomic<uint32_t> tail;      // next position producers claim
   // Positions below it are consumed: their cells are free for the next lap. The consumer
@@ -85,6 +90,23 @@ static_assert(offsetof(SegmentHeader, attached) == kCacheLine);
 static_assert(offsetof(SegmentHeader, sleeping) == 2 * kCacheLine);
 static_assert(offsetof(SegmentHeader, tail) == 3 * kCacheLine);
 static_assert(offsetof(SegmentHeader, released) == 4 * kCacheLine);
+
+// ---- lanes --------------------------------------------------------------------------------
+// A lane is a second ring of the same protocol (cells, eager segments, tail, released; the
+// segment's `sleeping` word is shared) that one producer claims for its messages to this
+// segment: with several producers on one ring, every claim first loads the tail line from
+// the core of whichever producer claimed last, a cross-core miss per message that stalls the
+// sender (4 ranks' allreduce at 8 B: three quarters of am_short's time, on that one load).
+// A producer without a lane uses the shared ring. Each producer keeps to one ring for the
+// life of its attachment, so its messages stay in order. A claim is only a hint of
+// exclusivity: the ring protocol stays multi-producer, so a lane two producers share by
+// mistake is slower, never wrong.
+struct LaneHeader {
+  alignas(kCacheLine) std::atomic<int32_t> owner;  // pid of the claiming producer, 0 free
+  alignas(kCacheLine) std::atomic<uint32_t> tail;
+  alignas(kCacheLine) std::atomic<uint32_t> released;
+};
+static_assert(sizeof(LaneHeader) == 3 * kCacheLine);
 
 // ---- cooperative get slots ----------------------------------------------------------------
 // In the rest of the header page (cells start at kPage): one slot per cooperative get this
@@ -197,6 +219,7 @@ static_assert(std::is_trivially_copyable_v<CoopRequest>);
 // ---- limits on configuration --------------------------------------------------------------
 inline constexpr uint32_t kMinFifoSize = 2;
 inline constexpr uint32_t kMaxFifoSize = 1u << 16;
+inline constexpr uint32_t kMaxLanes = 64;
 inline constexpr uint64_t kMinSegSize = 2 * kBounceDataOffset;
 inline constexpr uint64_t kMaxSegSize = 64ull << 20;
 
