@@ -119,7 +119,8 @@ constexpr VarDecl kVars[] = {
             "per expected local peer, at most 8; 0 none",
      .allow_auto = true},
     {.name = "TORUS_SHM_LANE_SIZE", .type = Type::Int, .default_value = "auto", .unit = "cells",
-     .doc = "cells in each lane, a power of two; auto is TORUS_SHM_FIFO_SIZE up to 64",
+     .doc = "cells in each lane, a power of two; auto gives the lanes together twice "
+            "TORUS_SHM_FIFO_SIZE's cells, each at most TORUS_SHM_FIFO_SIZE",
      .allow_auto = true},
     {.name = "TORUS_SHM_SEG_SIZE", .type = Type::Size, .default_value = "8k", .unit = "bytes",
      .doc = "payload bytes of each FIFO cell's eager segment (which adds 128 bytes for "

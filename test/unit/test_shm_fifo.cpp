@@ -153,7 +153,7 @@ TEST_CASE("shm fifo: three producer processes into small rings, every message on
 TEST_CASE("shm fifo: a full ring answers NoResource, recovers, and wakes a sleeping consumer") {
   const std::string job = unique_job("full");
   const JobGuard guard{job};
-  auto cfg = load_config({"TORUS_SHM_FIFO_SIZE=4"});
+  auto cfg = load_config({"TORUS_SHM_FIFO_SIZE=4", "TORUS_SHM_LANES=0"});
   REQUIRE(cfg);
   auto rx = open_iface(job, 1, -1, cfg.get());
   auto tx = open_iface(job, 2, -1);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -118,7 +119,13 @@ Result<std::unique_ptr<ShmIface>> ShmIface::open(const tl::IfaceParams& params,
     lanes = params.expected_local_peers < 0
                 ? kAutoLanes
                 : std::min<uint64_t>(static_cast<uint64_t>(params.expected_local_peers), kAutoLanes);
-  if (lane_size == Settings::kAuto) lane_size = std::min(settings.fifo_size, kAutoLaneSize);
+  if (lane_size == Settings::kAuto)
+    lane_size = lanes == 0 ? 0
+                           : std::min<uint64_t>(
+                                 settings.fifo_size,
+                                 std::max<uint64_t>(kMinFifoSize,
+                                                    std::bit_floor(kAutoLaneBudget *
+                                                                   settings.fifo_size / lanes)));
   auto geo = make_geometry(settings.fifo_size, settings.seg_size, lanes, lane_size);
   if (!geo) return geo.error();
   if (settings.bounce_size < geo->seg_size - kBounceDataOffset)
