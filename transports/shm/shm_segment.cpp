@@ -136,8 +136,7 @@ Result<std::unique_ptr<Segment>> Segment::create(std::string_view job_part,
     return make_error(Status::NoMemory, errno_text("ftruncate", name, err) + " (" +
                                             std::to_string(geo.total_size) + " bytes)");
   }
-  void* base = ::mmap(nullptr, geo.total_size, PROT_READ | PROT_WRITE,
-                      MAP_SHARED | MAP_POPULATE, fd, 0);
+  void* base = ::mmap(nullptr, geo.total_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   const int err = errno;
   ::close(fd);
   if (base == MAP_FAILED) {
@@ -206,8 +205,7 @@ Result<std::unique_ptr<Segment>> Segment::attach(const std::string& name, pid_t 
     ::close(fd);
     return make_error(Status::ProtocolError, "shm segment " + name + " has a bad geometry");
   }
-  void* base = ::mmap(nullptr, geo->total_size, PROT_READ | PROT_WRITE,
-                      MAP_SHARED | MAP_POPULATE, fd, 0);
+  void* base = ::mmap(nullptr, geo->total_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   const int err = errno;
   ::close(fd);
   if (base == MAP_FAILED) return make_error(Status::NoMemory, errno_text("mmap", name, err));
