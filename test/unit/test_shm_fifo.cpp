@@ -266,9 +266,10 @@ TEST_CASE("shm fifo: the consumer hands cells back once per batch and never writ
   constexpr uint32_t kSize = 4;
   shm::SegmentHeader header{};
   alignas(shm::kCacheLine) shm::Cell cells[kSize];
-  shm::fifo_init(&header, cells, kSize);
-  shm::FifoWriter w(&header, cells, nullptr, kSize, 0, 1);
-  shm::FifoReader r(&header, cells, nullptr, kSize, 0);
+  const shm::RingView ring = shm::shared_ring(&header, cells, nullptr, kSize, 0);
+  shm::fifo_init(ring);
+  shm::FifoWriter w(ring, 1);
+  shm::FifoReader r(ring);
   shm::FifoWriter::Slot slot;
   for (uint32_t i = 0; i < kSize; ++i) {
     REQUIRE(w.claim(slot));
@@ -320,7 +321,7 @@ TEST_CASE("shm fifo: the consumer hands cells back once per batch and never writ
   CHECK_FALSE(w.publish(slot, 1, 0, 7));
 
   // A writer idle while others sent 2^31 messages must not take its stale view for room.
-  shm::FifoWriter other(&header, cells, nullptr, kSize, 0, 2);
+  shm::FifoWriter other(ring, 2);
   header.tail.store(0x80000010u);
   header.released.store(0x80000010u);
   for (uint32_t i = 0; i < kSize; ++i) {
@@ -337,10 +338,11 @@ TEST_CASE("shm fifo: a consumer waiting on an empty cell changes nothing it pref
   shm::SegmentHeader header{};
   alignas(shm::kCacheLine) shm::Cell cells[kSize];
   alignas(shm::kCacheLine) std::byte segs[kSize * kSeg];
-  shm::fifo_init(&header, cells, kSize);
+  const shm::RingView ring = shm::shared_ring(&header, cells, segs, kSize, kSeg);
+  shm::fifo_init(ring);
   std::memset(segs, 0x3c, sizeof(segs));
-  shm::FifoWriter w(&header, cells, segs, kSize, kSeg, 1);
-  shm::FifoReader r(&header, cells, segs, kSize, kSeg);
+  shm::FifoWriter w(ring, 1);
+  shm::FifoReader r(ring);
   // Spans in and beyond the limit (a malformed length must not widen the prefetch).
   for (uint32_t span : {0u, 320u, 640u, 641u, 0xffffffffu}) {
     r.note_segment_span(span);
@@ -386,8 +388,7 @@ TEST_CASE("shm fifo: a malformed cell drops its sender and the receiver keeps ru
     auto seg = shm::Segment::attach(pa.name, pa.header.pid);
     if (!seg) return 13;
     const shm::Geometry& g = (*seg)->geometry();
-    shm::FifoWriter w((*seg)->header(), (*seg)->cells(), (*seg)->segs(), g.fifo_size,
-                      g.seg_size, ::getpid());
+    shm::FifoWriter w((*seg)->ring(), ::getpid());
     shm::FifoWriter::Slot slot;
     if (!w.claim(slot)) return 14;
     switch (bad) {

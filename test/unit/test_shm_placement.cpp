@@ -104,9 +104,10 @@ TEST_CASE("placement: a writer times the consumer's line only when the consumer 
   torus::shm::SegmentHeader header{};
   alignas(64) torus::shm::Cell cells[4]{};
   alignas(64) std::byte segs[4 * 64]{};
-  torus::shm::fifo_init(&header, cells, 4);
-  torus::shm::FifoWriter w(&header, cells, segs, 4, 64, 1);
-  torus::shm::FifoReader r(&header, cells, segs, 4, 64);
+  const torus::shm::RingView ring = torus::shm::shared_ring(&header, cells, segs, 4, 64);
+  torus::shm::fifo_init(ring);
+  torus::shm::FifoWriter w(ring, 1);
+  torus::shm::FifoReader r(ring);
   // Nothing consumed since the writer began: its view is current, the load is no evidence.
   CHECK(w.time_released_line() == 0);
   torus::shm::FifoWriter::Slot slot;

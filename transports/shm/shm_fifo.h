@@ -90,9 +90,6 @@ class FifoWriter final {
       : tail_(ring.tail), sleeping_(ring.sleeping), released_(ring.released),
         cells_(ring.cells), segs_(ring.segs), mask_(ring.size - 1), size_(ring.size),
         seg_size_(ring.seg_size), sender_(sender_pid) {}
-  FifoWriter(SegmentHeader* header, Cell* cells, std::byte* segs, uint32_t fifo_size,
-             uint32_t seg_size, int32_t sender_pid) noexcept
-      : FifoWriter(shared_ring(header, cells, segs, fifo_size, seg_size), sender_pid) {}
 
   uint32_t seg_size() const noexcept { return seg_size_; }
 
@@ -183,9 +180,6 @@ class FifoReader final {
   explicit FifoReader(const RingView& ring) noexcept
       : sleeping_(ring.sleeping), released_(ring.released), tail_(ring.tail), cells_(ring.cells),
         segs_(ring.segs), mask_(ring.size - 1), seg_size_(ring.seg_size) {}
-  FifoReader(SegmentHeader* header, Cell* cells, std::byte* segs, uint32_t fifo_size,
-             uint32_t seg_size) noexcept
-      : FifoReader(shared_ring(header, cells, segs, fifo_size, seg_size)) {}
 
   // The next published cell, or nullptr.
   Cell* peek() const noexcept {
@@ -253,8 +247,5 @@ class FifoReader final {
 
 // Formats a freshly created ring (cell i free for position i, tail 0). Owner only.
 void fifo_init(const RingView& ring) noexcept;
-inline void fifo_init(SegmentHeader* header, Cell* cells, uint32_t fifo_size) noexcept {
-  fifo_init(shared_ring(header, cells, nullptr, fifo_size, 0));
-}
 
 }  // namespace torus::shm

@@ -92,6 +92,20 @@ tl::IfaceAttr make_attr(const Settings& s, const Geometry& geo, bool oversubscri
   return a;
 }
 
+// TORUS_SHM_LANES and TORUS_SHM_LANE_SIZE with "auto" resolved (kAutoLanes in shm_iface.h).
+uint64_t lanes_of(const Settings& s, int expected_peers) {
+  if (s.lanes != Settings::kAuto) return s.lanes;
+  if (expected_peers < 0) return kAutoLanes;
+  return std::min<uint64_t>(static_cast<uint64_t>(expected_peers), kAutoLanes);
+}
+
+uint64_t lane_size_of(const Settings& s, uint64_t lanes) {
+  if (s.lane_size != Settings::kAuto) return s.lane_size;
+  if (lanes == 0) return 0;
+  const uint64_t share = std::bit_floor(kAutoLaneBudget * s.fifo_size / lanes);
+  return std::min<uint64_t>(s.fifo_size, std::max<uint64_t>(kMinFifoSize, share));
+}
+
 }  // namespace
 
 bool parse_address(std::span<const std::byte> bytes, PeerAddress* out, std::string* why) {
@@ -114,19 +128,9 @@ bool parse_address(std::span<const std::byte> bytes, PeerAddress* out, std::stri
 
 Result<std::unique_ptr<ShmIface>> ShmIface::open(const tl::IfaceParams& params,
                                                  const Settings& settings) {
-  uint64_t lanes = settings.lanes, lane_size = settings.lane_size;
-  if (lanes == Settings::kAuto)
-    lanes = params.expected_local_peers < 0
-                ? kAutoLanes
-                : std::min<uint64_t>(static_cast<uint64_t>(params.expected_local_peers), kAutoLanes);
-  if (lane_size == Settings::kAuto)
-    lane_size = lanes == 0 ? 0
-                           : std::min<uint64_t>(
-                                 settings.fifo_size,
-                                 std::max<uint64_t>(kMinFifoSize,
-                                                    std::bit_floor(kAutoLaneBudget *
-                                                                   settings.fifo_size / lanes)));
-  auto geo = make_geometry(settings.fifo_size, settings.seg_size, lanes, lane_size);
+  const uint64_t lanes = lanes_of(settings, params.expected_local_peers);
+  auto geo = make_geometry(settings.fifo_size, settings.seg_size, lanes,
+                           lane_size_of(settings, lanes));
   if (!geo) return geo.error();
   if (settings.bounce_size < geo->seg_size - kBounceDataOffset)
     return make_error(Status::InvalidParam,

@@ -1,8 +1,6 @@
 // Claiming and releasing lanes; arming the consumer's rings together.
 #include "transports/shm/shm_lanes.h"
 
-#include <algorithm>
-
 namespace torus::shm {
 
 // Ordering with a consumer going to sleep (all seq_cst): the producer raises lanes_used,
@@ -66,9 +64,7 @@ bool ConsumerRings::any_published() noexcept {
 bool ConsumerRings::arm() noexcept {
   for (FifoReader& r : lanes_) r.publish_released();
   if (!shared_.arm()) return false;  // stores sleeping (seq_cst), checks the shared tail
-  const uint32_t n = std::min<uint32_t>(used_->load(std::memory_order_seq_cst),
-                                        static_cast<uint32_t>(lanes_.size()));
-  for (uint32_t i = 0; i < n; ++i) {
+  for (uint32_t i = 0, n = used(std::memory_order_seq_cst); i < n; ++i) {
     if (!lanes_[i].drained()) {
       sleeping_->store(0, std::memory_order_relaxed);
       return false;

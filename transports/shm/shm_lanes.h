@@ -46,8 +46,8 @@ class ConsumerRings final {
   FifoReader& lane(uint32_t i) noexcept { return lanes_[i]; }
   // Lanes some producer claimed so far: the ones worth polling. Bounded by the geometry
   // whatever a producer wrote.
-  uint32_t used() const noexcept {
-    const uint32_t u = used_->load(std::memory_order_acquire);
+  uint32_t used(std::memory_order order = std::memory_order_acquire) const noexcept {
+    const uint32_t u = used_->load(order);
     return u < lanes_.size() ? u : static_cast<uint32_t>(lanes_.size());
   }
   // Any ring holds a published message.
