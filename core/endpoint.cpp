@@ -1,57 +1,17 @@
-// Endpoint: lane choice, protocol tables and the send side of every protocol. A send runs
-// as far as the transport allows; back-pressure parks it on the pending queue, in order.
+// Endpoint: lane choice, protocol tables, and running the chosen protocol. A send runs as
+// far as the transport allows; back-pressure parks it on the pending queue, in order.
 #include "core/endpoint.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "core/base/copy.h"
 #include "core/base/log.h"
 #include "core/worker.h"
+#include "protocols/protocol.h"
+#include "protocols/rma_ops.h"
+#include "protocols/user_am.h"
 
 namespace torus::core {
-namespace {
-
-struct BytesPack {
-  const std::byte* data;
-  size_t length;
-};
-
-// Packs write a transport's send buffer, which the peer reads next: copy_to_peer.
-size_t pack_bytes(void* dest, void* arg) {
-  auto* b = static_cast<BytesPack*>(arg);
-  copy_to_peer(dest, b->data, b->length);
-  return b->length;
-}
-
-// A header followed by a slice of the user's buffer.
-struct FragPack {
-  const void* hdr;
-  size_t hdr_length;
-  const std::byte* payload;
-  size_t length;
-};
-
-size_t pack_frag(void* dest, void* arg) {
-  auto* f = static_cast<FragPack*>(arg);
-  std::memcpy(dest, f->hdr, f->hdr_length);
-  if (f->length)
-    copy_to_peer(static_cast<std::byte*>(dest) + f->hdr_length, f->payload, f->length);
-  return f->hdr_length + f->length;
-}
-
-// The frame goes where its payload lines up with the source (tl::Endpoint::am_bcopy_aligned).
-Status bcopy_frag(tl::Endpoint& ep, proto::AmId id, FragPack& f) {
-  return ep.am_bcopy_aligned(id, &pack_frag, &f,
-                             reinterpret_cast<uintptr_t>(f.payload) - f.hdr_length);
-}
-
-template <typename H>
-std::span<const std::byte> as_bytes_of(const H& h) {
-  return {reinterpret_cast<const std::byte*>(&h), sizeof(H)};
-}
-
-}  // namespace
 
 EndpointImpl::EndpointImpl(WorkerImpl* worker, WorkerAddress peer)
     : worker_(worker), peer_(std::move(peer)) {}
@@ -81,6 +41,7 @@ Status EndpointImpl::init() {
       }
       Lane lane;
       lane.iface_index = i;
+      lane.iface = ifaces[i].iface.get();
       lane.tl_name = pa.tl_name;
       lane.tl_hash = proto::tl_hash(pa.tl_name.data(), pa.tl_name.size());
       lane.attr = &ifaces[i].iface->attributes();
@@ -102,6 +63,9 @@ Status EndpointImpl::init() {
       rma_lane_ = static_cast<int>(i);
   }
   if (am_lane_ < 0) return Status::Unreachable;
+  local_uid_ = worker_->uid();
+  zcopy_thresh_ = worker_->zcopy_thresh();
+  rndv_frag_size_ = worker_->rndv_frag_size();
   build_tables();
   return Status::Ok;
 }
@@ -133,9 +97,11 @@ void EndpointImpl::build_tables() {
       tuner_ = std::make_unique<proto::ProtoTuner>(band, tag_table_);
     tune_lo_ = band.lo;
     tune_hi_ = band.hi;
-    rndv_range_ = {0, SIZE_MAX, band.rndv, static_cast<uint8_t>(rma_lane_), 0};
+    rndv_range_ = {0, SIZE_MAX, band.rndv, static_cast<uint8_t>(rma_lane_), 0,
+                   &proto::protocol(band.rndv)};
   }
-  eager_range_ = {0, SIZE_MAX, proto::ProtoId::EagerBcopy, static_cast<uint8_t>(am_lane_), 0};
+  eager_range_ = {0, SIZE_MAX, proto::ProtoId::EagerBcopy, static_cast<uint8_t>(am_lane_), 0,
+                  &proto::protocol(proto::ProtoId::EagerBcopy)};
   // Explore only where the costs, not the transport's eager cap or the user, chose a
   // rendezvous for a message sent alone (shm: once a line between its cores showed them far
   // apart), and only without the tuner: its probes send the eager traffic the measurement
@@ -173,14 +139,6 @@ bool EndpointImpl::sent_alone() noexcept {
   return alone;
 }
 
-int EndpointImpl::rma_lane_index(uint32_t hash) const noexcept {
-  for (size_t i = 0; i < lanes_.size(); ++i)
-    if (lanes_[i].tl_hash == hash &&
-        (lanes_[i].attr->caps.get_zcopy || lanes_[i].attr->caps.put_zcopy))
-      return static_cast<int>(i);
-  return -1;
-}
-
 std::string EndpointImpl::describe_impl() const {
   char line[160];
   std::snprintf(line, sizeof(line), "torus: endpoint %016llx -> %016llx\n",
@@ -209,20 +167,10 @@ std::string EndpointImpl::describe_impl() const {
   return out;
 }
 
-Status EndpointImpl::send_bytes(uint8_t am_id, std::span<const std::byte> bytes) {
-  tl::Endpoint& ep = *am_lane().ep;
-  const tl::IfaceAttr& a = *am_lane().attr;
-  if (a.caps.am_short && bytes.size() <= a.limits.max_short)
-    return ep.am_short(am_id, bytes, {});
-  TORUS_ASSERT(bytes.size() <= a.limits.max_bcopy);
-  BytesPack p{bytes.data(), bytes.size()};
-  return ep.am_bcopy(am_id, &pack_bytes, &p);
-}
-
 void EndpointImpl::send_control(uint8_t am_id, std::span<const std::byte> bytes) {
   if (is_error(failed_)) return;
   if (pending_.empty()) {
-    Status s = send_bytes(am_id, bytes);
+    Status s = send_now(am_id, bytes);
     if (s == Status::Ok) return;
     if (s != Status::NoResource) {
       TORUS_WARN("control message %u to %016llx failed: %s", am_id,
@@ -264,7 +212,7 @@ bool EndpointImpl::progress_pending() {
     if (RequestImpl* r = item.req) {
       if (!r->done && start_send(r) == Status::NoResource) return false;
       r->queued = false;
-    } else if (send_bytes(item.am_id, item.bytes) == Status::NoResource) {
+    } else if (send_now(item.am_id, item.bytes) == Status::NoResource) {
       return false;
     }
     pending_.pop_front();
@@ -273,7 +221,7 @@ bool EndpointImpl::progress_pending() {
     running_gets_.swap(pending_gets_);
     for (RequestImpl* r : running_gets_) {
       r->queued = false;
-      if (!r->done) worker_->rndv_get_progress(r);
+      if (!r->done) proto::protocol(r->proto).recv_progress(*this, *r);
     }
     running_gets_.clear();
   }
@@ -302,26 +250,10 @@ Status EndpointImpl::send_tag(const void* buf, size_t length, Tag tag, Request**
       rp = &eager_range_;
   }
   const proto::ProtoRange& r = *rp;
-  // Fast paths: a message that goes out whole, now, completes inline with no request.
+  // Fast path: a message that goes out whole, now, completes inline with no request.
   if (__builtin_expect(!p.sync && wired_ && pending_.empty(), 1)) {
-    if (r.proto == proto::ProtoId::EagerShort) {
-      proto::EagerHdr h{tag};
-      Status s = am_lane().ep->am_short(proto::kAmEagerOnly, as_bytes_of(h),
-                                        {static_cast<const std::byte*>(buf), length});
-      if (s != Status::NoResource) return s;
-    } else if (r.proto == proto::ProtoId::EagerBcopy) {
-      // One packed fragment, as send_bcopy_fragments would send it (not when send_fragment
-      // would choose zero-copy, which needs the request for its completion).
-      const Lane& l = lanes_[r.lane];
-      const bool zcopy = l.attr->caps.am_zcopy && length >= worker_->zcopy_thresh() &&
-                         sizeof(proto::EagerHdr) + length <= l.attr->limits.max_zcopy;
-      if (!zcopy && length + sizeof(proto::EagerHdr) <= l.attr->limits.max_bcopy) {
-        proto::EagerHdr h{tag};
-        FragPack f{&h, sizeof(h), static_cast<const std::byte*>(buf), length};
-        Status s = bcopy_frag(*l.ep, proto::kAmEagerOnly, f);
-        if (s != Status::NoResource) return s;
-      }
-    }
+    Status s = r.protocol->send_inline(*this, r.lane, buf, length, tag);
+    if (s != Status::NoResource) return s;
   }
   ensure_wireup();
   RequestImpl* req = worker_->alloc_request();
@@ -358,7 +290,7 @@ Status EndpointImpl::launch(RequestImpl* req, Request** out, const SendParams& p
 Status EndpointImpl::send_am(unsigned id, std::span<const std::byte> header,
                              std::span<const std::byte> payload, Request** out,
                              const SendParams& p) {
-  if (id > kMaxUserAmId || header.size() > 64) return Status::InvalidParam;
+  if (id > kMaxUserAmId || header.size() > proto::kMaxUserAmHeader) return Status::InvalidParam;
   if (is_error(failed_)) return failed_;
   const tl::IfaceAttr& a = *am_lane().attr;
   if (sizeof(proto::UserAmHdr) + header.size() + payload.size() > a.limits.max_bcopy)
@@ -379,259 +311,24 @@ Status EndpointImpl::start_send(RequestImpl* req) {
     worker_->complete_send(req, failed_);
     return Status::Ok;
   }
-  if (req->am_user_id != 0) return send_user_am(req);
-  if (req->rma != RequestImpl::Rma::None) return rma_step(req);
-  if (req->stage == SendStage::Putting) return put_fragments(req);
-  switch (req->proto) {
-    case proto::ProtoId::EagerShort: return send_eager_short(req);
-    case proto::ProtoId::EagerBcopy: return send_bcopy_fragments(req);
-    case proto::ProtoId::RndvGet:
-    case proto::ProtoId::RndvPut: return send_rts(req);
-    case proto::ProtoId::Count: break;
-  }
+  if (req->am_user_id != 0)
+    return proto::send_user_am(*this, *req, static_cast<uint8_t>(req->am_user_id - 1),
+                               req->am_header);
+  if (req->rma != RequestImpl::Rma::None) return proto::rma_step(*this, *req);
+  if (req->proto < proto::ProtoId::Count) return proto::protocol(req->proto).send(*this, *req);
   worker_->complete_send(req, Status::InvalidParam);
   return Status::Ok;
 }
 
-Status EndpointImpl::send_user_am(RequestImpl* req) {
-  proto::UserAmHdr h{worker_->uid(), static_cast<uint8_t>(req->am_user_id - 1),
-                     static_cast<uint8_t>(req->am_header.size()), {}};
-  std::byte hdr[sizeof(h) + 64];
-  std::memcpy(hdr, &h, sizeof(h));
-  if (!req->am_header.empty())
-    std::memcpy(hdr + sizeof(h), req->am_header.data(), req->am_header.size());
-  FragPack f{hdr, sizeof(h) + req->am_header.size(), req->buffer, req->length};
-  const tl::IfaceAttr& a = *am_lane().attr;
-  Status s = a.caps.am_short && f.hdr_length + f.length <= a.limits.max_short
-                 ? am_lane().ep->am_short(proto::kAmUser, {hdr, f.hdr_length},
-                                          {req->buffer, req->length})
-                 : bcopy_frag(*am_lane().ep, proto::kAmUser, f);
-  if (s == Status::NoResource) return s;
-  worker_->complete_send(req, s);
-  return Status::Ok;
+void EndpointImpl::complete_send(proto::Op& op, Status status) {
+  worker_->complete_send(static_cast<RequestImpl*>(&op), status);
 }
 
-Status EndpointImpl::send_eager_short(RequestImpl* req) {
-  std::span<const std::byte> payload{req->buffer, req->length};
-  Status s;
-  if (req->sync) {
-    proto::EagerSyncHdr h{req->tag, worker_->uid(), req->id()};
-    s = am_lane().ep->am_short(proto::kAmEagerSync, as_bytes_of(h), payload);
-  } else {
-    proto::EagerHdr h{req->tag};
-    s = am_lane().ep->am_short(proto::kAmEagerOnly, as_bytes_of(h), payload);
-  }
-  if (s == Status::NoResource) return s;
-  if (is_error(s) || !req->sync) {
-    worker_->complete_send(req, s);
-  } else {
-    req->stage = SendStage::WaitAck;
-    track(req);
-  }
-  return Status::Ok;
+void EndpointImpl::complete_recv(proto::Op& op, Status status) {
+  worker_->complete_recv(static_cast<RequestImpl*>(&op), status);
 }
 
-Status EndpointImpl::send_fragment(RequestImpl* req, proto::AmId id, const void* hdr,
-                                   size_t hdr_len, const std::byte* data, size_t len) {
-  Lane& l = lanes_[req->lane];
-  if (l.attr->caps.am_zcopy && len >= worker_->zcopy_thresh() &&
-      hdr_len + len <= l.attr->limits.max_zcopy) {
-    req->comp.func = &EndpointImpl::zcopy_completion;
-    const iovec iov{const_cast<std::byte*>(data), len};
-    Status s = l.ep->am_zcopy(id, {static_cast<const std::byte*>(hdr), hdr_len}, {&iov, 1},
-                              &req->comp);
-    if (s == Status::InProgress) {
-      ++req->inflight;
-      return Status::Ok;
-    }
-    return s;
-  }
-  FragPack f{hdr, hdr_len, data, len};
-  return bcopy_frag(*l.ep, id, f);
-}
-
-Status EndpointImpl::send_bcopy_fragments(RequestImpl* req) {
-  const size_t max = lanes_[req->lane].attr->limits.max_bcopy;
-  if (req->stage == SendStage::Queued) {
-    Status s;
-    size_t sent;
-    if (!req->sync && req->length + sizeof(proto::EagerHdr) <= max) {
-      proto::EagerHdr h{req->tag};
-      s = send_fragment(req, proto::kAmEagerOnly, &h, sizeof(h), req->buffer, req->length);
-      sent = req->length;
-    } else if (req->sync && req->length + sizeof(proto::EagerSyncHdr) <= max) {
-      proto::EagerSyncHdr h{req->tag, worker_->uid(), req->id()};
-      s = send_fragment(req, proto::kAmEagerSync, &h, sizeof(h), req->buffer, req->length);
-      sent = req->length;
-    } else {
-      proto::EagerFirstHdr h{req->tag, worker_->uid(), req->sync ? req->id() : 0, req->length};
-      sent = std::min(req->length, max - sizeof(h));
-      s = send_fragment(req, proto::kAmEagerFirst, &h, sizeof(h), req->buffer, sent);
-    }
-    if (s == Status::NoResource) return s;
-    if (is_error(s)) {
-      worker_->complete_send(req, s);
-      return Status::Ok;
-    }
-    req->stage = SendStage::Fragments;
-    req->offset = sent;
-    if (req->sync) track(req);
-  }
-  while (req->offset < req->length) {
-    proto::EagerMiddleHdr h{worker_->uid(), req->offset};
-    size_t n = std::min(req->length - req->offset, max - sizeof(h));
-    Status s = send_fragment(req, proto::kAmEagerMiddle, &h, sizeof(h),
-                             req->buffer + req->offset, n);
-    if (s == Status::NoResource) return s;
-    if (is_error(s)) {
-      req->xfer_status = s;
-      if (req->inflight == 0) worker_->complete_send(req, s);
-      return Status::Ok;
-    }
-    req->offset += n;
-  }
-  // Zero-copy fragments still being written keep the user's buffer borrowed.
-  if (req->inflight == 0) finish_fragments(req);
-  return Status::Ok;
-}
-
-void EndpointImpl::finish_fragments(RequestImpl* req) {
-  if (is_error(req->xfer_status)) {
-    worker_->complete_send(req, req->xfer_status);
-  } else if (req->sync && !req->acked) {
-    req->stage = SendStage::WaitAck;
-  } else {
-    worker_->complete_send(req, Status::Ok);
-  }
-}
-
-void EndpointImpl::zcopy_completion(tl::Completion* c, Status s) {
-  RequestImpl* req = RequestImpl::of_completion(c);
-  --req->inflight;
-  if (is_error(s)) req->xfer_status = s;
-  if (req->inflight != 0 || req->done) return;
-  // Fragments not yet sent: the queued request resumes from progress (and meets the error).
-  if (req->offset < req->length && req->queued) return;
-  req->ep->finish_fragments(req);
-}
-
-Status EndpointImpl::send_rts(RequestImpl* req) {
-  Lane& rl = lanes_[req->lane];
-  const bool get = req->proto == proto::ProtoId::RndvGet;
-  size_t rkey_len = 0;
-  if (get && req->length > 0 && !req->mr) {
-    tl::Iface& iface = *worker_->ifaces()[rl.iface_index].iface;
-    auto mr = iface.mem_register(req->buffer, req->length, tl::kAccessRead);
-    if (!mr) {
-      TORUS_ERROR("rndv_get: registering %zu bytes failed: %s", req->length,
-                  mr.error().message.c_str());
-      worker_->complete_send(req, mr.status());
-      return Status::Ok;
-    }
-    req->mr = std::move(mr.value());
-  }
-  if (req->mr) rkey_len = rl.attr->rkey_size;
-  std::byte msg[sizeof(proto::RtsHdr) + 256];
-  TORUS_ASSERT(rkey_len <= 256);
-  proto::RtsHdr h{req->tag,
-                  worker_->uid(),
-                  req->id(),
-                  req->length,
-                  reinterpret_cast<uint64_t>(req->buffer),
-                  rl.tl_hash,
-                  static_cast<uint16_t>(rkey_len),
-                  static_cast<uint8_t>((get ? proto::kRtsGet : proto::kRtsPut) |
-                                       (req->sync ? proto::kRtsSync : 0)),
-                  0};
-  std::memcpy(msg, &h, sizeof(h));
-  if (rkey_len) req->mr->pack_rkey({msg + sizeof(h), rkey_len});
-  Status s = send_bytes(proto::kAmRts, {msg, sizeof(h) + rkey_len});
-  if (s == Status::NoResource) return s;
-  if (is_error(s)) {
-    worker_->complete_send(req, s);
-    return Status::Ok;
-  }
-  req->stage = SendStage::WaitAck;
-  track(req);
-  return Status::Ok;
-}
-
-void EndpointImpl::on_ack(RequestImpl* req, Status status) {
-  if (req->stage == SendStage::WaitAck) {
-    worker_->complete_send(req, status == Status::BufferTooSmall ? Status::Ok : status);
-  } else {
-    req->acked = true;  // a sync eager matched before its last fragment left
-  }
-}
-
-void EndpointImpl::on_rtr(RequestImpl* req, const proto::RtrHdr& h,
-                          std::span<const std::byte> rkey) {
-  int lane = rma_lane_index(h.rma_tl);
-  if (lane < 0 || h.length > req->length) {
-    worker_->protocol_error(peer_.uid, "RTR names no usable lane or too many bytes");
-    return;
-  }
-  req->lane = static_cast<uint8_t>(lane);
-  req->peer_req_id = h.rreq_id;
-  req->put_remote_addr = h.address;
-  req->put_length = h.length;
-  req->peer_rkey.assign(rkey.begin(), rkey.end());
-  req->stage = SendStage::Putting;
-  req->offset = 0;
-  req->xfer_status = Status::Ok;
-  if (put_fragments(req) == Status::NoResource) queue_request(req);
-}
-
-Status EndpointImpl::put_fragments(RequestImpl* req) {
-  Lane& l = lanes_[req->lane];
-  size_t frag = std::min(worker_->rndv_frag_size(), l.attr->limits.max_put);
-  if (frag == 0) frag = req->put_length;
-  req->comp.func = &EndpointImpl::put_completion;
-  while (req->offset < req->put_length && !is_error(req->xfer_status)) {
-    size_t n = std::min(frag, req->put_length - req->offset);
-    Status s = l.ep->put_zcopy({req->buffer + req->offset, n}, req->put_remote_addr + req->offset,
-                               req->peer_rkey, &req->comp);
-    if (s == Status::NoResource) return s;
-    if (s == Status::InProgress) ++req->inflight;
-    else if (is_error(s)) req->xfer_status = s;
-    if (!is_error(s)) req->offset += n;
-  }
-  if (req->inflight != 0) return Status::Ok;
-  if (is_error(req->xfer_status)) {
-    finish_put(req);
-    return Status::Ok;
-  }
-  req->comp.func = &EndpointImpl::flush_completion;
-  Status s = l.ep->flush(&req->comp);
-  if (s == Status::NoResource) return s;
-  if (s != Status::InProgress) {
-    if (is_error(s)) req->xfer_status = s;
-    finish_put(req);
-  }
-  return Status::Ok;
-}
-
-void EndpointImpl::put_completion(tl::Completion* c, Status s) {
-  RequestImpl* req = RequestImpl::of_completion(c);
-  --req->inflight;
-  if (is_error(s)) req->xfer_status = s;
-  if (req->inflight == 0 && !req->done && !req->queued &&
-      req->ep->put_fragments(req) == Status::NoResource)
-    req->ep->queue_request(req);
-}
-
-void EndpointImpl::flush_completion(tl::Completion* c, Status s) {
-  RequestImpl* req = RequestImpl::of_completion(c);
-  if (is_error(s)) req->xfer_status = s;
-  req->ep->finish_put(req);
-}
-
-void EndpointImpl::finish_put(RequestImpl* req) {
-  Status st = req->xfer_status;
-  proto::AckHdr h{req->peer_req_id, static_cast<int32_t>(st), 0};
-  send_control(proto::kAmFin, as_bytes_of(h));
-  worker_->complete_send(req, st);
-}
+void EndpointImpl::protocol_error(const char* what) { worker_->protocol_error(peer_.uid, what); }
 
 void EndpointImpl::track(RequestImpl* req) {
   if (req->ep_prev != nullptr || outstanding_ == req) return;

@@ -1,5 +1,6 @@
-// Endpoint internals: lanes to one peer worker, the protocol tables, the send-side protocol
-// steps and the pending queue that keeps messages in order under back-pressure.
+// Endpoint internals: lanes to one peer worker, the protocol tables, and the pending queue
+// that keeps messages in order under back-pressure. The protocols themselves are objects in
+// protocols/ that run on this endpoint through proto::ProtoEndpoint.
 #pragma once
 
 #include <deque>
@@ -10,6 +11,7 @@
 #include "core/api/torus.hpp"
 #include "core/request.h"
 #include "core/worker_address.h"
+#include "protocols/proto_endpoint.h"
 #include "protocols/proto_tuner.h"
 #include "protocols/selector.h"
 #include "protocols/wire.h"
@@ -19,13 +21,7 @@ namespace torus::core {
 
 class WorkerImpl;
 
-struct Lane {
-  size_t iface_index = 0;
-  std::string tl_name;
-  uint32_t tl_hash = 0;
-  const tl::IfaceAttr* attr = nullptr;
-  std::unique_ptr<tl::Endpoint> ep;
-};
+using proto::Lane;
 
 // A control message that met back-pressure: sent from the pending queue in order.
 struct PendingItem {
@@ -34,7 +30,7 @@ struct PendingItem {
   std::vector<std::byte> bytes;
 };
 
-class EndpointImpl final : public Endpoint {
+class EndpointImpl final : public Endpoint, public proto::ProtoEndpoint {
  public:
   EndpointImpl(WorkerImpl* worker, WorkerAddress peer);
   ~EndpointImpl();
@@ -42,11 +38,6 @@ class EndpointImpl final : public Endpoint {
 
   uint64_t uid() const noexcept { return peer_.uid; }
   WorkerImpl* worker() const noexcept { return worker_; }
-  Status failed() const noexcept { return failed_; }
-  Lane& am_lane() noexcept { return lanes_[static_cast<size_t>(am_lane_)]; }
-  Lane& lane(size_t i) noexcept { return lanes_[i]; }
-  // The lane of the transport a peer named in an RTS/RTR (it must do get or put); -1 if none.
-  int rma_lane_index(uint32_t tl_hash) const noexcept;
   std::string describe_impl() const;
   size_t rndv_threshold();  // Endpoint::rndv_threshold, from the current costs
 
@@ -54,13 +45,18 @@ class EndpointImpl final : public Endpoint {
   Status send_am(unsigned id, std::span<const std::byte> header,
                  std::span<const std::byte> payload, Request** req, const SendParams& p);
 
-  // One-sided operations of the public API (core/rma.cpp).
+  // One-sided operations of the public API (core/rma.cpp, protocols/rma_ops.cpp).
   Status send_rma(RequestImpl::Rma op, void* buf, size_t length, uint64_t remote_addr,
                   std::span<const std::byte> rkey, Request** req, const SendParams& p);
-  Status rma_step(RequestImpl* req);
 
-  // Control messages (acks, RTR): sent now, or queued in order on back-pressure.
-  void send_control(uint8_t am_id, std::span<const std::byte> bytes);
+  // proto::ProtoEndpoint: what the protocols call.
+  void send_control(uint8_t am_id, std::span<const std::byte> bytes) override;
+  void complete_send(proto::Op& op, Status status) override;
+  void complete_recv(proto::Op& op, Status status) override;
+  void track(proto::Op& op) override { track(static_cast<RequestImpl*>(&op)); }
+  void queue(proto::Op& op) override { queue_request(static_cast<RequestImpl*>(&op)); }
+  void protocol_error(const char* what) override;
+
   // Receives waiting on this endpoint (rndv) are queued to resume from progress.
   void queue_request(RequestImpl* req);
   bool has_pending() const noexcept { return !pending_.empty() || !pending_gets_.empty(); }
@@ -68,42 +64,21 @@ class EndpointImpl final : public Endpoint {
   bool progress_pending();
   bool scheduled = false;
 
-  // Send-side handlers of the peer's replies.
-  void on_ack(RequestImpl* req, Status status);      // sync ack or ATS
-  void on_rtr(RequestImpl* req, const proto::RtrHdr& h, std::span<const std::byte> rkey);
   void fail(Status status);
   void track(RequestImpl* req);    // outstanding: failed with the endpoint
   void untrack(RequestImpl* req);
 
  private:
   void ensure_wireup();
-  Status send_bytes(uint8_t am_id, std::span<const std::byte> bytes);
   // First attempt of a new send-side request, or its place in the pending queue.
   Status launch(RequestImpl* req, Request** out, const SendParams& p);
   Status start_send(RequestImpl* req);  // runs the protocol until done/blocked
-  Status send_eager_short(RequestImpl* req);
-  Status send_bcopy_fragments(RequestImpl* req);
-  Status send_rts(RequestImpl* req);
-  Status send_user_am(RequestImpl* req);
-  Status put_fragments(RequestImpl* req);
-  void finish_put(RequestImpl* req);
-  static void put_completion(tl::Completion* c, Status s);
-  static void zcopy_completion(tl::Completion* c, Status s);
-  void finish_fragments(RequestImpl* req);
-  // One eager fragment: zero-copy from the user's buffer when the lane has am_zcopy and the
-  // payload is large enough, else packed. InProgress is counted in req->inflight.
-  Status send_fragment(RequestImpl* req, proto::AmId id, const void* hdr, size_t hdr_len,
-                       const std::byte* data, size_t len);
   // The protocol tables, from the lanes' current costs.
   void build_tables();
   void rebuild_tables();  // and print them under TORUS_PROTO_INFO
-  static void flush_completion(tl::Completion* c, Status s);
 
   WorkerImpl* worker_;
   WorkerAddress peer_;
-  std::vector<Lane> lanes_;
-  int am_lane_ = -1;
-  int rma_lane_ = -1;
   proto::ProtoTable tag_table_;
   proto::ProtoTable sync_table_;
   // For a message sent alone, where it differs from tag_table_: sizes in [alone_min_,
@@ -129,7 +104,6 @@ class EndpointImpl final : public Endpoint {
   uint32_t explored_ = 0;
   uint64_t last_alone_polls_ = ~uint64_t{0};  // worker's progress_calls() at the last such send
   bool wired_ = false;
-  Status failed_ = Status::Ok;
   std::deque<PendingItem> pending_;         // sends and control messages, in order
   std::vector<RequestImpl*> pending_gets_;  // receives whose next rndv read met back-pressure
   std::vector<RequestImpl*> running_gets_;
@@ -139,5 +113,10 @@ class EndpointImpl final : public Endpoint {
   // peer and the worker polled since the last such send (so not one of a burst of Isends).
   bool sent_alone() noexcept;
 };
+
+// The endpoint a request runs on (set for sends, and for receives once a rendezvous began).
+inline EndpointImpl* endpoint_of(const RequestImpl* req) noexcept {
+  return static_cast<EndpointImpl*>(req->ep);
+}
 
 }  // namespace torus::core

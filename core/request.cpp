@@ -6,6 +6,7 @@
 namespace torus::core {
 
 const RequestState RequestPool::kFresh{};
+const proto::OpState RequestPool::kFreshOp{};
 
 void RequestPool::grow() {
   auto chunk = std::make_unique<RequestImpl[]>(kChunk);

@@ -1,5 +1,5 @@
-// Public RMA: registration across transports, key packing, and the endpoint's get/put/flush
-// state machine (fragmented to the lane's limits, resumed from the pending queue).
+// Public RMA: registration across transports, key packing, and starting the endpoint's
+// get/put/flush (which protocols/rma_ops.cpp runs).
 #include "core/rma.h"
 
 #include <algorithm>
@@ -88,50 +88,6 @@ Status EndpointImpl::send_rma(RequestImpl::Rma op, void* buf, size_t length,
     req->peer_rkey.assign(key.begin(), key.end());
   }
   return launch(req, out, p);
-}
-
-Status EndpointImpl::rma_step(RequestImpl* req) {
-  if (req->rma == RequestImpl::Rma::Flush) {
-    // Everything queued before the flush has left; wait for the RMA lane to drain.
-    if (rma_lane_ < 0) {
-      worker_->complete_send(req, Status::Ok);
-      return Status::Ok;
-    }
-    req->comp.func = [](tl::Completion* c, Status s) {
-      RequestImpl* r = RequestImpl::of_completion(c);
-      r->worker->complete_send(r, s);
-    };
-    Status s = lanes_[static_cast<size_t>(rma_lane_)].ep->flush(&req->comp);
-    if (s == Status::NoResource) return s;
-    if (s != Status::InProgress) worker_->complete_send(req, s);
-    return Status::Ok;
-  }
-  Lane& l = lanes_[req->lane];
-  const bool put = req->rma == RequestImpl::Rma::Put;
-  size_t frag = std::min(worker_->rndv_frag_size(), put ? l.attr->limits.max_put
-                                                         : l.attr->limits.max_get);
-  if (frag == 0) frag = req->length;
-  req->comp.func = [](tl::Completion* c, Status s) {
-    RequestImpl* r = RequestImpl::of_completion(c);
-    --r->inflight;
-    if (is_error(s) && r->xfer_status == Status::Ok) r->xfer_status = s;
-    if (r->queued) return;  // its pending entry resumes it
-    if (r->ep->rma_step(r) == Status::NoResource) r->ep->queue_request(r);
-  };
-  while (req->offset < req->length && req->xfer_status == Status::Ok) {
-    size_t n = std::min(frag, req->length - req->offset);
-    uint64_t raddr = req->put_remote_addr + req->offset;
-    Status s = put ? l.ep->put_zcopy({req->buffer + req->offset, n}, raddr, req->peer_rkey,
-                                     &req->comp)
-                   : l.ep->get_zcopy({req->buffer + req->offset, n}, raddr, req->peer_rkey,
-                                     &req->comp);
-    if (s == Status::NoResource) return s;
-    if (s == Status::InProgress) ++req->inflight;
-    else if (is_error(s)) req->xfer_status = s;
-    req->offset += n;
-  }
-  if (req->inflight == 0 && !req->done) worker_->complete_send(req, req->xfer_status);
-  return Status::Ok;
 }
 
 }  // namespace torus::core

@@ -1,5 +1,6 @@
 // Receive side of the tag protocols: AM dispatch, matching of eager fragments and RTS
-// against posted receives, the unexpected queue, and the rendezvous read.
+// against posted receives, and the unexpected queue. A matched RTS goes to its rendezvous
+// protocol (protocols/rndv_get.cpp, rndv_put.cpp).
 #include <algorithm>
 #include <cstring>
 
@@ -7,6 +8,7 @@
 #include "core/base/log.h"
 #include "core/endpoint.h"
 #include "core/worker.h"
+#include "protocols/protocol.h"
 
 namespace torus::core {
 namespace {
@@ -55,7 +57,7 @@ void WorkerImpl::handle_am(uint8_t id, const std::byte* data, size_t len) {
       RequestImpl* req = find_request(h.req_id);
       if (req == nullptr || req->kind != ReqKind::Send || req->ep == nullptr)
         return protocol_error(0, "ack for an unknown send request");
-      return req->ep->on_ack(req, static_cast<Status>(h.status));
+      return req->ep->on_ack(*req, static_cast<Status>(h.status));
     }
     case proto::kAmRtr: {
       proto::RtrHdr h;
@@ -63,9 +65,11 @@ void WorkerImpl::handle_am(uint8_t id, const std::byte* data, size_t len) {
         return protocol_error(0, "bad RTR length");
       RequestImpl* req = find_request(h.sreq_id);
       if (req == nullptr || req->kind != ReqKind::Send || req->ep == nullptr ||
-          req->proto != proto::ProtoId::RndvPut || req->stage != SendStage::WaitAck)
+          req->stage != SendStage::WaitAck)
         return protocol_error(0, "RTR for an unknown send request");
-      return req->ep->on_rtr(req, h, {data + sizeof(h), h.rkey_length});
+      // Only a protocol that expects an RTR (rndv_put) accepts it.
+      return proto::protocol(req->proto).on_rtr(*req->ep, *req, h,
+                                                {data + sizeof(h), h.rkey_length});
     }
     case proto::kAmFin: {
       proto::AckHdr h;
@@ -282,8 +286,7 @@ void WorkerImpl::start_rndv_recv(RequestImpl* req, const proto::RtsHdr& h,
   req->info = {h.tag, h.total_length};
   req->sender_uid = h.sender_uid;
   req->peer_req_id = h.sreq_id;
-  size_t n = std::min<size_t>(h.total_length, req->length);
-  req->recv_status = n < h.total_length ? Status::BufferTooSmall : Status::Ok;
+  req->recv_status = h.total_length > req->length ? Status::BufferTooSmall : Status::Ok;
   EndpointImpl* ep = find_endpoint(h.sender_uid);
   if (ep == nullptr) {
     TORUS_ERROR("rendezvous from worker %016llx, which never sent its address",
@@ -291,75 +294,8 @@ void WorkerImpl::start_rndv_recv(RequestImpl* req, const proto::RtsHdr& h,
     return complete_recv(req, Status::Unreachable);
   }
   if (is_error(ep->failed())) return complete_recv(req, ep->failed());
-  int lane = ep->rma_lane_index(h.rma_tl);
-  if (lane < 0) {
-    send_ack(h.sender_uid, (h.flags & proto::kRtsPut) ? proto::kAmAts : proto::kAmAts,
-             h.sreq_id, Status::Unsupported);
-    return complete_recv(req, Status::Unsupported);
-  }
-  req->ep = ep;
-  req->lane = static_cast<uint8_t>(lane);
-  req->put_length = n;
-  req->put_remote_addr = h.address;
-  req->offset = 0;
-  ep->track(req);
-  if (h.flags & proto::kRtsGet) {
-    req->peer_rkey.assign(rkey.begin(), rkey.end());
-    // A read posted from MPI_Irecv and the like would copy the whole message (shm's CMA read
-    // is synchronous) before the caller's next call: a program that posts its receives and
-    // then its sends (a halo exchange, osu_bibw) would leave the peer idle until every read
-    // is done, and the two directions would take turns instead of running together.
-    if (from_post) return ep->queue_request(req);
-    return rndv_get_progress(req);
-  }
-  // rndv_put: expose our buffer and tell the sender where to write.
-  Lane& l = ep->lane(req->lane);
-  tl::Iface& iface = *ifaces_[l.iface_index].iface;
-  auto mr = iface.mem_register(req->buffer, n, tl::kAccessWrite);
-  if (!mr) {
-    TORUS_ERROR("rndv_put: registering %zu bytes failed: %s", n, mr.error().message.c_str());
-    send_ack(h.sender_uid, proto::kAmAts, h.sreq_id, mr.status());
-    return complete_recv(req, mr.status());
-  }
-  req->mr = std::move(mr.value());
-  std::vector<std::byte> msg(sizeof(proto::RtrHdr) + l.attr->rkey_size);
-  proto::RtrHdr rtr{h.sreq_id, req->id(), reinterpret_cast<uint64_t>(req->buffer), n,
-                    l.tl_hash, static_cast<uint16_t>(l.attr->rkey_size), 0};
-  std::memcpy(msg.data(), &rtr, sizeof(rtr));
-  req->mr->pack_rkey({msg.data() + sizeof(rtr), l.attr->rkey_size});
-  ep->send_control(proto::kAmRtr, msg);
-}
-
-void WorkerImpl::rndv_get_progress(RequestImpl* req) {
-  EndpointImpl* ep = req->ep;
-  Lane& l = ep->lane(req->lane);
-  size_t frag = std::min(rndv_frag_size(), l.attr->limits.max_get);
-  if (frag == 0) frag = req->put_length;
-  req->comp.func = [](tl::Completion* c, Status s) {
-    RequestImpl* r = RequestImpl::of_completion(c);
-    --r->inflight;
-    if (is_error(s)) r->xfer_status = s;
-    if (!r->queued) r->worker->rndv_get_progress(r);
-  };
-  while (req->offset < req->put_length && req->xfer_status == Status::Ok) {
-    size_t n = std::min(frag, req->put_length - req->offset);
-    Status s = l.ep->get_zcopy({req->buffer + req->offset, n}, req->put_remote_addr + req->offset,
-                               req->peer_rkey, &req->comp);
-    if (s == Status::NoResource) return ep->queue_request(req);
-    if (s == Status::InProgress) ++req->inflight;
-    else if (is_error(s)) {
-      TORUS_DEBUG("rndv get of %zu bytes failed: %s", n, status_string(s));
-      req->xfer_status = s;
-      break;
-    }
-    req->offset += n;
-  }
-  if (req->inflight != 0 || req->done) return;
-  Status st = req->xfer_status != Status::Ok ? req->xfer_status : req->recv_status;
-  if (st != Status::ConnectionReset && !is_error(ep->failed()))
-    send_ack(req->sender_uid, proto::kAmAts, req->peer_req_id,
-             st == Status::BufferTooSmall ? Status::Ok : st);
-  complete_recv(req, st);
+  req->proto = (h.flags & proto::kRtsGet) ? proto::ProtoId::RndvGet : proto::ProtoId::RndvPut;
+  proto::protocol(req->proto).recv_rts(*ep, *req, h, rkey, from_post);
 }
 
 void WorkerImpl::on_user_am(const std::byte* data, size_t len) {

@@ -243,7 +243,7 @@ void WorkerImpl::release(RequestImpl* req) {
 
 void WorkerImpl::complete_send(RequestImpl* req, Status status) {
   if (req->done) return;
-  if (req->ep != nullptr) req->ep->untrack(req);
+  if (req->ep != nullptr) endpoint_of(req)->untrack(req);
   req->mr.reset();
   req->status = status;
   req->done = true;
@@ -256,7 +256,7 @@ void WorkerImpl::complete_send(RequestImpl* req, Status status) {
 
 void WorkerImpl::complete_recv(RequestImpl* req, Status status) {
   if (req->done) return;
-  if (req->ep != nullptr) req->ep->untrack(req);
+  if (req->ep != nullptr) endpoint_of(req)->untrack(req);
   req->mr.reset();
   req->status = status;
   req->done = true;

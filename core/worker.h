@@ -95,7 +95,7 @@ class WorkerImpl {
   // Endpoints with queued work are progressed after the interfaces.
   void schedule(EndpointImpl* ep);
 
-  // Receive-side protocol steps (core/tag_recv.cpp, core/rndv_recv.cpp).
+  // Receive-side protocol steps (core/tag_recv.cpp).
   void on_eager(const std::byte* payload, size_t len, Tag tag, uint64_t sender, uint64_t sreq);
   void on_eager_first(const proto::EagerFirstHdr& h, const std::byte* payload, size_t len);
   void on_eager_middle(const proto::EagerMiddleHdr& h, const std::byte* payload, size_t len);
@@ -104,7 +104,6 @@ class WorkerImpl {
   // waits for the next progress() rather than running inside the posting call.
   void start_rndv_recv(RequestImpl* req, const proto::RtsHdr& h, std::span<const std::byte> rkey,
                        bool from_post = false);
-  void rndv_get_progress(RequestImpl* req);
   void on_peer_failed(EndpointImpl* ep, Status status);
   void protocol_error(uint64_t sender, const char* what);
 

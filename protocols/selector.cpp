@@ -7,19 +7,13 @@
 #include <limits>
 
 #include "core/base/log.h"
+#include "protocols/protocol.h"
 
 namespace torus::proto {
 namespace {
 
 constexpr size_t kMaxSize = std::numeric_limits<size_t>::max();
-constexpr ProtoId kAll[] = {ProtoId::EagerShort, ProtoId::EagerBcopy, ProtoId::RndvGet,
-                            ProtoId::RndvPut};
-
-double op_ns(const tl::Cost& c) { return c.overhead_ns + c.latency_ns; }
-double xfer_ns(const tl::Cost& c, double bytes) {
-  return c.bandwidth_Bps > 0 ? bytes * 1e9 / c.bandwidth_Bps : 0.0;
-}
-bool is_rndv(ProtoId p) { return p == ProtoId::RndvGet || p == ProtoId::RndvPut; }
+bool is_rndv(ProtoId p) { return protocol(p).rendezvous(); }
 
 struct Choice {
   ProtoId proto;
@@ -31,15 +25,16 @@ Choice best_at(size_t size, const LaneInfo& am, const LaneInfo* rma, const Selec
                SendKind kind) {
   Choice best{ProtoId::EagerBcopy, std::numeric_limits<double>::infinity()};
   bool have_thresh = cfg.rndv_thresh != UINT64_MAX - 1;
-  for (ProtoId p : kAll) {
+  for (const Protocol* pr : protocols()) {
+    const ProtoId p = pr->id();
     double t = estimate_ns(p, size, am, rma, cfg, kind);
     if (t < 0) continue;
     if (have_thresh && is_rndv(p) != (size >= cfg.rndv_thresh)) {
       // The threshold decides the family; the model still picks within it.
       bool family_usable = false;
-      for (ProtoId q : kAll)
-        if (is_rndv(q) == (size >= cfg.rndv_thresh) &&
-            estimate_ns(q, size, am, rma, cfg, kind) >= 0)
+      for (const Protocol* q : protocols())
+        if (q->rendezvous() == (size >= cfg.rndv_thresh) &&
+            estimate_ns(q->id(), size, am, rma, cfg, kind) >= 0)
           family_usable = true;
       if (family_usable) continue;
     }
@@ -52,20 +47,13 @@ Choice best_at(size_t size, const LaneInfo& am, const LaneInfo* rma, const Selec
 }  // namespace
 
 const char* proto_name(ProtoId id) noexcept {
-  switch (id) {
-    case ProtoId::EagerShort: return "eager_short";
-    case ProtoId::EagerBcopy: return "eager_bcopy";
-    case ProtoId::RndvGet: return "rndv_get";
-    case ProtoId::RndvPut: return "rndv_put";
-    case ProtoId::Count: break;
-  }
-  return "?";
+  return id < ProtoId::Count ? protocol(id).name() : "?";
 }
 
 bool proto_from_name(std::string_view name, ProtoId* out) noexcept {
-  for (ProtoId p : kAll)
-    if (name == proto_name(p)) {
-      *out = p;
+  for (const Protocol* p : protocols())
+    if (name == p->name()) {
+      *out = p->id();
       return true;
     }
   return false;
@@ -73,52 +61,9 @@ bool proto_from_name(std::string_view name, ProtoId* out) noexcept {
 
 double estimate_ns(ProtoId p, size_t size, const LaneInfo& am, const LaneInfo* rma,
                    const SelectorConfig& cfg, SendKind kind) {
-  const bool sync = kind == SendKind::Sync;
-  const tl::IfaceAttr& a = *am.attr;
-  const double bytes = static_cast<double>(size);
-  switch (p) {
-    case ProtoId::EagerShort: {
-      size_t hdr = sync ? kEagerSyncHdr : kEagerShortHdr;
-      if (!a.caps.am_short || size > a.limits.max_short || hdr > a.limits.max_short - size)
-        return -1;
-      return op_ns(a.am_cost) + xfer_ns(a.am_cost, bytes);
-    }
-    case ProtoId::EagerBcopy: {
-      if (!a.caps.am_bcopy || a.limits.max_bcopy <= kEagerFirstHdr) return -1;
-      // Beyond the transport's eager limit a rendezvous goes instead, where one can: unless
-      // the user chose the protocol or the threshold.
-      const bool chosen = cfg.forced || cfg.rndv_thresh != UINT64_MAX - 1;
-      const size_t cap = a.limits.max_eager;
-      if (!chosen && cap != 0 && size > cap && rma != nullptr &&
-          (rma->attr->caps.get_zcopy || rma->attr->caps.put_zcopy))
-        return -1;
-      size_t first = a.limits.max_bcopy - kEagerFirstHdr;
-      double frags = 1;
-      if (size > first)
-        frags += std::ceil(static_cast<double>(size - first) /
-                           static_cast<double>(a.limits.max_bcopy - kEagerMiddleHdr));
-      // Fragments pipeline: one latency, per-fragment overhead, bandwidth of the copies.
-      return a.am_cost.latency_ns + frags * a.am_cost.overhead_ns + xfer_ns(a.am_cost, bytes);
-    }
-    case ProtoId::RndvGet:
-    case ProtoId::RndvPut: {
-      if (rma == nullptr) return -1;
-      const tl::IfaceAttr& r = *rma->attr;
-      bool can = p == ProtoId::RndvGet ? r.caps.get_zcopy : r.caps.put_zcopy;
-      if (!can || !a.caps.am_bcopy) return -1;
-      size_t max_op = p == ProtoId::RndvGet ? r.limits.max_get : r.limits.max_put;
-      size_t frag = std::min(max_op, cfg.rndv_frag_size);
-      double frags = frag == 0 ? 1 : std::max(1.0, std::ceil(bytes / static_cast<double>(frag)));
-      // get: RTS, then the read; the ATS overlaps the receiver's completion.
-      // put: RTS, RTR, the write, then FIN.
-      double control = p == ProtoId::RndvGet ? op_ns(a.am_cost) : 3 * op_ns(a.am_cost);
-      const double among_others = kind == SendKind::Alone ? 0.0 : r.rma_stream_extra_ns;
-      return control + r.rma_cost.latency_ns + among_others + frags * r.rma_cost.overhead_ns +
-             xfer_ns(r.rma_cost, bytes);
-    }
-    case ProtoId::Count: break;
-  }
-  return -1;
+  const Protocol& pr = protocol(p);
+  if (!pr.usable(am, rma)) return -1;
+  return pr.estimate_ns(size, am, rma, cfg, kind);
 }
 
 ProtoTable build_tag_table(std::span<const LaneInfo> lanes, int am_lane, int rma_lane,
@@ -159,7 +104,8 @@ ProtoTable build_tag_table(std::span<const LaneInfo> lanes, int am_lane, int rma
           bad = mid;
       }
     }
-    table.ranges_.push_back({start, open_end ? kMaxSize : good, c.proto, lane_of(c.proto), c.ns});
+    table.ranges_.push_back(
+        {start, open_end ? kMaxSize : good, c.proto, lane_of(c.proto), c.ns, &protocol(c.proto)});
     if (open_end) break;
     start = good + 1;
   }

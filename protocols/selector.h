@@ -13,7 +13,8 @@
 
 namespace torus::proto {
 
-// Rows in priority order: on equal cost the earlier row wins, so selection is deterministic.
+// The protocols (protocols/registry.cpp), in priority order: on equal cost the earlier one
+// wins, so selection is deterministic.
 enum class ProtoId : uint8_t { EagerShort, EagerBcopy, RndvGet, RndvPut, Count };
 
 const char* proto_name(ProtoId id) noexcept;
@@ -37,12 +38,15 @@ struct SelectorConfig {
 // counts; for synchronous sends (a larger header).
 enum class SendKind : uint8_t { Any, Alone, Sync };
 
+class Protocol;
+
 struct ProtoRange {
   size_t min = 0;
   size_t max = 0;  // inclusive; SIZE_MAX for the last range
   ProtoId proto = ProtoId::EagerShort;
   uint8_t lane = 0;
   double est_ns = 0;  // estimated time at `min`
+  const Protocol* protocol = nullptr;  // protocol(proto), for the send path
 };
 
 // Header bytes each protocol puts before the payload (for the max_short/max_bcopy checks).
@@ -70,7 +74,8 @@ class ProtoTable {
   std::vector<ProtoRange> ranges_;
 };
 
-// Estimated time for `size` bytes with protocol `p` on these lanes; < 0 when not usable.
+// Estimated time for `size` bytes with protocol `p` on these lanes (Protocol::estimate_ns
+// where the lanes have what it needs); < 0 when not usable.
 double estimate_ns(ProtoId p, size_t size, const LaneInfo& am, const LaneInfo* rma,
                    const SelectorConfig& cfg, SendKind kind);
 

@@ -17,7 +17,20 @@ check() {  # check DIR FORBIDDEN-PREFIX...
 check core/base memory/ transports/ protocols/ core/api/ core/worker mpi_shim/
 check memory transports/ protocols/ core/api/ mpi_shim/
 check transports protocols/ core/api/ mpi_shim/
-check protocols core/api/ mpi_shim/
+check protocols core/api/ mpi_shim/ core/worker core/endpoint core/context core/request core/rma core/tag
+# A protocol runs on any transport: it sees tl::Iface/tl::Endpoint (transports/transport.h),
+# never a concrete one (transports/<name>/...).
+hits=$(grep -rnE '#include +"transports/[a-z0-9_]+/' protocols --include='*.h' --include='*.cpp' || true)
+if [ -n "$hits" ]; then
+  echo "layering violation: protocols must not include a concrete transport"; echo "$hits"; bad=1
+fi
+# The core reaches protocols through their interface only (protocol(), the endpoint and op
+# they run on, the selector): no concrete protocol's file or helper.
+iface='protocols/(protocol|proto_endpoint|proto_op|selector|proto_tuner|wire|rma_ops|user_am)\.h"'
+hits=$(grep -rnE '#include +"protocols/' core --include='*.h' --include='*.cpp' | grep -vE "$iface" || true)
+if [ -n "$hits" ]; then
+  echo "layering violation: core includes a protocol's internals"; echo "$hits"; bad=1
+fi
 check core mpi_shim/
 # mpi_shim sees core only through the public API (and the base layer), like any embedder.
 check mpi_shim transports/ protocols/ memory/ core/worker core/endpoint core/context core/request core/rma core/tag core/worker_address
