@@ -4,8 +4,8 @@
 # same code at addresses equal in their low 21 bits; for two ranks sharing a core, one pair in
 # eight also matches in bits 21-23 and the two then mispredict each other's branches: a
 # 4-rank allreduce on 2 cores took 3.2-3.5 instead of 2.7 us in a quarter of the runs
-# (docs/performance.md, "Two ranks on a core"). Under 2 MiB the kernel places the library at
-# any page, as it does the peers' smaller libraries.
+# (docs/performance-history.md, 2026-12-07, "Two ranks on a core"). Under 2 MiB the kernel
+# places the library at any page, as it does the peers' smaller libraries.
 # usage: load_span.sh LIBRARY
 set -euo pipefail
 lib=$1

@@ -8,7 +8,7 @@
 # charged to them; the kernel then advertises a zero window, the rest of the header never
 # arrives, and both sides wait for ever. Seen with ss -tmi on the host's loopback (MTU 65536:
 # Recv-Q 16, 111 KB of a 150 KB buffer charged, the sender's 1 MB unsent, rwnd-limited 100 %)
-# and, rarer, at MTU 1500 (Recv-Q 23, 139 KB of 142 KB charged; session 29). The small MTU
+# and, rarer, at MTU 1500 (Recv-Q 23, 139 KB of 142 KB charged; 2026-12-07, 4e1307a). The small MTU
 # keeps skbs small; the 4 MiB buffer (net.ipv4.tcp_rmem is per namespace, written through
 # /proc so that no sysctl binary is needed) leaves room for the window to stay open.
 # Where no namespace can be made, the command runs on the host's loopback (and says so).

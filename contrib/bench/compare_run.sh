@@ -65,7 +65,7 @@ reap() {  # PID: waits up to 15 s for a server that should be exiting, then kill
 # same bytes. The warm-up floor matters at the large sizes: ucx_perftest's batch reaches them
 # warm from the smaller ones, torus_perf in a fresh process pair, whose first milliseconds
 # are slow (tag_lat 4 MiB between far cores: 420-490 us after 2 warm-ups, 230 after 20; see
-# docs/performance.md, session 25). ucx_perftest runs the whole sweep as one batch (-b: one
+# docs/performance-history.md, 2026-12-06, dd6e186). ucx_perftest runs the whole sweep as one batch (-b: one
 # line per size, given to server and client); torus_perf takes one count for all its sizes
 # (-n), so it runs once per group of sizes that share a count (all the small ones, then one
 # or two per large size).

@@ -3,7 +3,7 @@
 # usage: run_unprivileged.sh BINARY [sanitized]
 # "sanitized" leaves out the fork case: under ASan, as nobody, its child sometimes hangs with
 # its munmap waiting on the uffd and the monitor thread in a futex (most likely ASan's own
-# lock; twice in the CI pass of session 11, never in the plain pass). The fork case still
+# lock; twice in CI's ASan pass on 2026-12-02 (c0de72a), never in the plain pass). The fork case still
 # runs as root under ASan, and as nobody in the plain build.
 bin=$1
 cases='invalidation:*,monitor:*,fork:*'

@@ -105,7 +105,7 @@ std::optional<Error> OfiIface::setup() {
   if (provider_ == "shm") {
     // libfabric's shm names its region "pid:domain:endpoint" and refuses (EBUSY) a name
     // whose region exists: one left in /dev/shm by a killed process whose pid came round
-    // again (pid_max is 32768 here; session 8's CI met it). The worker id makes ours unique,
+    // again (pid_max is 32768 here; CI met it on 2026-12-01). The worker id makes ours unique,
     // and the pid namespace and pid in it let us remove the regions of dead processes.
     sweep_dead_shm_regions();
     const std::string name = shm_endpoint_name(params_.worker_uid);
