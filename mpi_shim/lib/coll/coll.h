@@ -1,6 +1,6 @@
 // Collective algorithms on a communicator, below argument checking: every rank of `c` calls
 // them in the same order. They run on the communicator's collective context id with a fresh
-// sequence number each (tag_layout.h), so they never match user messages or each other.
+// sequence number each (p2p/tag_layout.h), so they never match user messages or each other.
 // Sizes are in bytes except where a reduction needs elements and the datatype.
 #pragma once
 
@@ -12,9 +12,9 @@
 
 namespace torus::mpi::coll {
 
-// The entry points marked "chosen" pick their algorithm per call (coll_select.h: by size,
+// The entry points marked "chosen" pick their algorithm per call (coll/algo/select.h: by size,
 // process count and whether the op commutes, or as TORUS_COLL_<NAME> forces); the
-// algorithms themselves are in coll_algos.h.
+// algorithms themselves are in coll/algo/algos.h.
 Status barrier(Comm& c);                                                // dissemination
 Status bcast(Comm& c, void* buf, size_t bytes, int root);               // chosen
 Status reduce(Comm& c, const void* sbuf, void* rbuf, size_t count, MPI_Datatype type, MPI_Op op,

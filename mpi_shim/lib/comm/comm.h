@@ -46,7 +46,7 @@ struct Comm {
   uint32_t coll_seq = 0;  // collectives started on this communicator (same on every rank)
   uint32_t coll_context() const { return context_id + 1; }
   // The ranks' last agreement on whether messages of `bytes` to the recursive-doubling
-  // partners go by rendezvous (coll_placement.cpp), good for `calls_left` more asks.
+  // partners go by rendezvous (coll/algo/placement.cpp), good for `calls_left` more asks.
   struct RndvAgreement {
     uint32_t calls_left = 0;
     size_t bytes = 0;
@@ -54,7 +54,7 @@ struct Comm {
   };
   RndvAgreement rndv_agreed;
 
-  // An intercommunicator (comm_inter.cpp): rank, size and world_ranks describe the local
+  // An intercommunicator (inter.cpp): rank, size and world_ranks describe the local
   // group, while point-to-point peers and the inter-group messages of its collectives name
   // ranks of the remote group. `local` is the local group's own intracommunicator, with a
   // context id of its own, which the intercommunicator's collectives use inside the group.
@@ -76,10 +76,10 @@ struct Comm {
   }
 
   // User attributes (keyval, value) in the order they were set; guarded by the keyval
-  // table's lock (comm_attr.cpp).
+  // table's lock (attr.cpp).
   std::vector<std::pair<int, void*>> attrs;
   std::string name;  // MPI_Comm_set_name; empty unless set (WORLD and SELF have theirs)
-  // The topology, at most one of them set (topo_*.cpp). Immutable once set, so duplicates
+  // The topology, at most one of them set (topo/*.cpp). Immutable once set, so duplicates
   // share it.
   std::shared_ptr<const CartTopology> cart;
   std::shared_ptr<const GraphTopology> graph;
@@ -99,7 +99,7 @@ Comm* comm_get(MPI_Comm handle) noexcept;
 // nonblocking and neighborhood collectives): nullptr for an intercommunicator too, so that
 // it gets MPI_ERR_COMM.
 Comm* comm_get_intra(MPI_Comm handle) noexcept;
-// Collective over `parent`: a context id that no member uses (comm_context_ids.cpp); every
+// Collective over `parent`: a context id that no member uses (context_ids.cpp); every
 // member takes it. Returns an MPI error code.
 int comm_agree_context(Comm& parent, uint32_t* context_id);
 // Gives `c` a handle and takes it over (MPI_ERR_INTERN when the table is full: `c` is left
@@ -111,7 +111,7 @@ int comm_install(std::unique_ptr<Comm>&& c, MPI_Comm* handle);
 // installed (on failure the copy's attributes are deleted, the id given back and *newcomm
 // set to MPI_COMM_NULL). Both return or set MPI error codes.
 std::unique_ptr<Comm> comm_duplicate(Comm& c, int* err);
-// MPI_Comm_dup of an intercommunicator (comm_inter.cpp): collective over both groups; an MPI
+// MPI_Comm_dup of an intercommunicator (inter.cpp): collective over both groups; an MPI
 // error code.
 int intercomm_dup(Comm& c, MPI_Comm* newcomm);
 // The end of an intercommunicator's duplicate (intercomm_dup, MPI_Comm_idup): a copy from
@@ -119,10 +119,10 @@ int intercomm_dup(Comm& c, MPI_Comm* newcomm);
 // *newcomm is MPI_COMM_NULL. An MPI error code.
 int intercomm_install_duplicate(std::unique_ptr<Comm> copy, const Comm& of, uint32_t local_id,
                                 uint32_t inter_id, MPI_Comm* newcomm);
-// MPI_Comm_idup of an intercommunicator (comm_idup_inter.cpp): the request, or an MPI error
+// MPI_Comm_idup of an intercommunicator (idup_inter.cpp): the request, or an MPI error
 // code raised through `c`.
 int intercomm_idup(Comm& c, MPI_Comm* newcomm, MPI_Request* request);
-// MPI_Comm_split of an intercommunicator (comm_inter.cpp; MPI_Comm_create's too, with color 0
+// MPI_Comm_split of an intercommunicator (inter.cpp; MPI_Comm_create's too, with color 0
 // for the group's members, MPI_UNDEFINED for the rest, and the group rank as key): each new
 // intercommunicator joins the local and the remote processes of one color, in key order;
 // MPI_COMM_NULL where either side has none. Collective over both groups; an MPI error code.
@@ -140,7 +140,7 @@ int comm_install_duplicate(std::unique_ptr<Comm> copy, uint32_t context_id, MPI_
 // in rank order and gets its handle; others pass nullptr and get MPI_COMM_NULL.
 int comm_create_from(Comm& parent, std::vector<int>* members, MPI_Comm* newcomm);
 // The world ranks, ordered by key (ties by parent rank), of the parent's ranks whose entry in
-// `colors` is `color` (comm_split.cpp; colors and keys have one entry per parent rank).
+// `colors` is `color` (split.cpp; colors and keys have one entry per parent rank).
 std::vector<int> comm_split_members(const Comm& parent, std::span<const int> colors,
                                     std::span<const int> keys, int color);
 // The same over any list of world ranks (an intercommunicator's remote group).
@@ -148,7 +148,7 @@ std::vector<int> comm_split_members(std::span<const int> parent_world_ranks,
                                     std::span<const int> colors, std::span<const int> keys,
                                     int color);
 
-// Context ids (comm_context_ids.cpp): a bitmap per process of the free id pairs; an
+// Context ids (context_ids.cpp): a bitmap per process of the free id pairs; an
 // agreement takes the lowest pair free at every member, found by an allreduce-BAND of the
 // bitmaps (as MPICH's context-id mask), and Comm_free gives it back.
 //
@@ -181,21 +181,21 @@ void context_ids_reset();  // WORLD's and SELF's ids in use, every other free
 // The id reserved for MPI_Comm_create_group's agreements among group members.
 uint32_t context_id_group_agreement();
 // The id reserved for the agreements of communicators made from groups alone
-// (MPI_Comm_create_from_group, MPI_Intercomm_create_from_groups: comm_from_group.cpp).
+// (MPI_Comm_create_from_group, MPI_Intercomm_create_from_groups: from_group.cpp).
 uint32_t context_id_session_agreement();
-// The id reserved for partitioned point-to-point messages (p2p_partitioned.h).
+// The id reserved for partitioned point-to-point messages (p2p/partitioned.h).
 uint32_t context_id_partitioned();
 // Allreduce-BAND of `words` words among the processes `members` (world ranks; this one at
 // index `me`), its messages on context `ctx` addressed by world rank and tagged with `call`
-// (comm_create.cpp).
+// (create.cpp).
 torus::Status group_band(uint32_t ctx, std::span<const int> members, int me, uint32_t call,
                          const uint32_t* mine, uint32_t* common, size_t words);
 
-// What MPI_COMM_TYPE_SHARED compares (comm_split_type.cpp): equal for processes that can
+// What MPI_COMM_TYPE_SHARED compares (split_type.cpp): equal for processes that can
 // share memory (same host, boot and IPC namespace).
 uint64_t host_identity();
 
-// Attributes (comm_attr.cpp). Comm_dup: runs the copy callbacks of `from`'s attributes and
+// Attributes (attr.cpp). Comm_dup: runs the copy callbacks of `from`'s attributes and
 // sets those they copy on `to`. Comm_free: runs the delete callbacks (last set first) and
 // removes the attributes. Both return the first callback's failure.
 int comm_copy_attrs(Comm& from, Comm& to);

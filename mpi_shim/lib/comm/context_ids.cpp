@@ -24,9 +24,9 @@ constexpr uint32_t kPairs = kMaxContextIds / 2;
 constexpr size_t kWords = kPairs / 32;
 static_assert(kWords == kContextWindows * kContextWindowWords);
 // Pairs 0 and 1 are WORLD's and SELF's; the last one carries MPI_Comm_create_group's
-// agreements (comm_create.cpp), the one before it those of communicators made from groups
-// alone (comm_from_group.cpp), the one before that partitioned point-to-point's messages
-// (p2p_partitioned.h).
+// agreements (create.cpp), the one before it those of communicators made from groups
+// alone (from_group.cpp), the one before that partitioned point-to-point's messages
+// (p2p/partitioned.h).
 constexpr uint32_t kGroupAgreementPair = kPairs - 1;
 constexpr uint32_t kSessionAgreementPair = kPairs - 2;
 constexpr uint32_t kPartitionedPair = kPairs - 3;

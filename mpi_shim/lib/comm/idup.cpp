@@ -1,4 +1,4 @@
-// MPI_Comm_idup(_with_info): Comm_dup's context-id agreement (comm_context_ids.cpp) as
+// MPI_Comm_idup(_with_info): Comm_dup's context-id agreement (context_ids.cpp) as
 // nonblocking allreduces, one per window of ids, behind a request. The attributes are copied
 // when the call is made, the communicator is installed and *newcomm written when the request
 // completes.

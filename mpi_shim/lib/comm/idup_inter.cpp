@@ -1,10 +1,10 @@
-// MPI_Comm_idup of an intercommunicator: intercomm_dup's two agreements (comm_inter.cpp) as
+// MPI_Comm_idup of an intercommunicator: intercomm_dup's two agreements (inter.cpp) as
 // nonblocking collectives behind a request. First the local group's own id (a BAND
 // allreduce inside the group per window), then the intercommunicator's, free at every
 // process of both groups: per window a BAND inside the group and an intercommunicator
 // Iallreduce that brings the other group's BAND, both in flight at once, ANDed.
 //
-// Ordering, as for the intracommunicator's (comm_idup.cpp): every window of every step needs
+// Ordering, as for the intracommunicator's (idup.cpp): every window of every step needs
 // sequence numbers that all processes of both groups agree on, and windows after the first
 // start at different moments on each, so the call reserves one number per possible window
 // on the intercommunicator and three per window on its local group.

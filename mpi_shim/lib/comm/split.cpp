@@ -1,6 +1,6 @@
 // Communicators made from another by color: MPI_Comm_split (an allgather of every member's
 // color and key, then each rank picks its group; one context id for all the groups; an
-// intercommunicator's split is comm_inter.cpp's), and MPI_Comm_compare.
+// intercommunicator's split is inter.cpp's), and MPI_Comm_compare.
 #include <algorithm>
 #include <memory>
 #include <utility>

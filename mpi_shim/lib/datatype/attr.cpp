@@ -1,7 +1,7 @@
 // Datatype attributes: MPI_Type_create_keyval / free_keyval, Type_set_attr / get_attr /
 // delete_attr, the copy callbacks on MPI_Type_dup and the delete callbacks on MPI_Type_free.
-// Attributes belong to a handle (as names do, type_name.cpp). Keyval handles are MPICH's
-// direct type-keyval handles, 0xa4c00000 | slot (keyval_table.h). Callbacks run without
+// Attributes belong to a handle (as names do, name.cpp). Keyval handles are MPICH's
+// direct type-keyval handles, 0xa4c00000 | slot (runtime/keyval_table.h). Callbacks run without
 // the lock held, so they may call attribute functions themselves.
 #include <algorithm>
 #include <cstdint>

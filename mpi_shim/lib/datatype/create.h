@@ -1,4 +1,4 @@
-// The constructors' bodies, shared by the int calls (type_create*.cpp) and their MPI_Count
+// The constructors' bodies, shared by the int calls (create*.cpp) and their MPI_Count
 // forms (large_count_type.cpp): both read their arrays through WideArray, and the caller says
 // whether get_contents reports the counts as ints or as large counts (`large`).
 // Each returns an MPI error class; the caller raises it under its own name.

@@ -1,6 +1,6 @@
 // The predefined datatypes as TypeInfos and the lookups the rest of the library uses
 // (type_info, type_size, type_basic). Predefined handles are answered from a static table
-// indexed by handle bits, without a lock; derived ones come from type_table.
+// indexed by handle bits, without a lock; derived ones come from table.h.
 #include "mpi_shim/lib/datatype/datatype.h"
 
 #include <array>

@@ -28,9 +28,9 @@ const TypeInfo* type_lookup_raw(MPI_Datatype handle) noexcept;
 // Drops a derived handle; false when it names no derived type. Pending users keep their
 // TypeRef, so the layout lives on until they finish.
 bool type_uninstall(MPI_Datatype handle);
-// Drops the name MPI_Type_set_name gave a handle (type_name.cpp), when the handle is freed.
+// Drops the name MPI_Type_set_name gave a handle (name.cpp), when the handle is freed.
 void type_name_forget(MPI_Datatype handle);
-// Attributes (type_attr.cpp): MPI_Type_dup runs `from`'s copy callbacks onto `to`;
+// Attributes (attr.cpp): MPI_Type_dup runs `from`'s copy callbacks onto `to`;
 // MPI_Type_free runs the delete callbacks (last set first). Both return the first failing
 // callback's code.
 int type_copy_attrs(MPI_Datatype from, MPI_Datatype to);

@@ -300,7 +300,7 @@ int PMPI_File_get_atomicity(MPI_File fh, int* flag) {
 }
 
 // File handlers share the communicators' table: only the handle type differs, and the
-// raise path calls a file's with the file's shape (errors.cpp).
+// raise path calls a file's with the file's shape (runtime/errors.cpp).
 int PMPI_File_create_errhandler(MPI_File_errhandler_function* fn, MPI_Errhandler* errhandler) {
   return PMPI_Comm_create_errhandler(reinterpret_cast<MPI_Comm_errhandler_function*>(fn),
                                      errhandler);

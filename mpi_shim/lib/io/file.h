@@ -1,5 +1,5 @@
-// MPI-IO files (io_*.cpp): a POSIX file descriptor per process, a view mapping each
-// process's data stream onto file offsets, an individual file pointer, and a shared one kept
+// MPI-IO files (io/*.cpp, io_large_count.cpp): a POSIX file descriptor per process, a view mapping
+// each process's data stream onto file offsets, an individual file pointer, and a shared one kept
 // in a small side file that every process locks (fcntl open-file-description locks) to
 // read and advance. Collective calls are correct without collective buffering: each process
 // moves its own data with pread/pwrite, and the calls that must agree (open, close,
@@ -63,21 +63,21 @@ struct FileRun {
   size_t len;
 };
 // The file runs (in order, adjacent ones merged) that `bytes` bytes of the view's data
-// stream cover from data byte `pos` on (io_view.cpp).
+// stream cover from data byte `pos` on (view.cpp).
 std::vector<FileRun> view_runs(const File& f, MPI_Offset pos, size_t bytes);
 // The position (in etypes) just past the last etype the view has before the end of the file.
 MPI_Offset view_end(const File& f, MPI_Offset file_size);
 
 // Moves `bytes` between `data` and the file at view position `pos` (etypes), honouring the
 // file's atomicity; returns the bytes moved (a read may stop short at the end of file) or
-// -1 with *err set (an MPI error class) (io_rw.cpp).
+// -1 with *err set (an MPI error class) (read_write.cpp).
 long long file_transfer(File& f, bool write, MPI_Offset pos, void* data, size_t bytes, int* err);
 // A data access as the MPI calls give it: `count` of `type` at `buf`, at view position
 // `pos`; fills *status; returns an MPI error code (not yet raised) and the etypes moved.
 int file_access(File& f, bool write, MPI_Offset pos, const void* buf, int count,
                 MPI_Datatype type, MPI_Status* status, MPI_Offset* moved);
 
-// The side file of the shared pointer (io_shared.cpp), made by rank 0 next to the file with
+// The side file of the shared pointer (shared_pointer.cpp), made by rank 0 next to the file with
 // `initial` in it and opened by the others: collective over f.comm; an MPI error code.
 int shared_open(File& f, MPI_Offset initial);
 // Closes it; rank 0 removes it once every process has closed (collective).

@@ -7,7 +7,7 @@ namespace torus::mpi {
 namespace {
 
 // The C layout of each pair type: the struct MPI's C binding describes, padding included
-// (datatype.cpp sizes them the same way).
+// (datatype/datatype.cpp sizes them the same way).
 template <typename V>
 struct Pair {
   V value;

@@ -48,8 +48,8 @@ OpKernels op_kernels() noexcept;
 // types (MPI_ERR_OP); the standard allows them for MPI_Accumulate, and torus everywhere.
 MPI_Datatype op_basic_type(MPI_Datatype type, size_t* per) noexcept;
 
-// The predefined kernels and the user-op table behind op_check/op_apply (op_loc.cpp,
-// op_user.cpp).
+// The predefined kernels and the user-op table behind op_check/op_apply (minloc_maxloc.cpp,
+// user.cpp).
 bool loc_op_valid(MPI_Datatype type) noexcept;
 void loc_apply(bool max, MPI_Datatype type, const void* in, const void* inout, void* out,
                size_t count) noexcept;
@@ -65,7 +65,7 @@ void user_apply(MPI_User_function* fn, MPI_Datatype type, const TypeInfo* layout
 // and dense types with the data at offset 0), so a user function may run on them directly.
 bool op_layout_is_packed(const TypeInfo& t) noexcept;
 // A user op on packed elements of a type whose layout differs: unpacks in and inout into
-// copies in the layout, calls the function there, packs the result into out (op_derived.cpp).
+// copies in the layout, calls the function there, packs the result into out (derived.cpp).
 void user_apply_unpacked(MPI_User_function* fn, MPI_Datatype type, const TypeInfo& t,
                          const void* in, const void* inout, void* out, size_t count) noexcept;
 

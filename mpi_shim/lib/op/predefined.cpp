@@ -1,7 +1,7 @@
 // The predefined arithmetic, logical and bitwise ops: which types each takes (MPICH's type
 // groups, extras included) and the kernels, one template per operation instantiated per C
 // type through a switch on the datatype, so each loop is a plain typed loop the compiler
-// vectorizes. MINLOC/MAXLOC live in op_loc.cpp, user ops in op_user.cpp.
+// vectorizes. MINLOC/MAXLOC live in minloc_maxloc.cpp, user ops in user.cpp.
 //
 // The library builds for baseline x86-64, whose vectors are SSE2's 128 bits; a second copy of
 // the kernels is compiled for AVX2 and chosen at run time where the CPU has it (measured on

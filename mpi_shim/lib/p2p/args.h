@@ -1,4 +1,4 @@
-// What every point-to-point call shares (p2p*.cpp, bsend*.cpp, mprobe.cpp): the checks of
+// What every point-to-point call shares (p2p/*.cpp, request/staged.cpp): the checks of
 // count, datatype, tag and peer, so a bad argument gets the same error class everywhere, and
 // the status of a completed receive.
 #pragma once
@@ -18,7 +18,7 @@ struct TypeInfo;
 int p2p_check(const Comm* c, int count, MPI_Datatype type, int peer, int tag, bool receiving,
               size_t* bytes);
 // The same for any committed datatype, non-contiguous ones included (the caller moves the
-// data through a SendView/RecvView, type_view.h).
+// data through a SendView/RecvView, datatype/view.h).
 int p2p_check_typed(const Comm* c, int count, MPI_Datatype type, int peer, int tag,
                     bool receiving);
 // p2p_check_typed that also hands out the datatype it looked up (*type, set on success), so

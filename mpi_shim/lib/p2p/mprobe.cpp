@@ -1,5 +1,5 @@
 // Matched probe: MPI_Mprobe, Improbe, Mrecv, Imrecv (any committed datatype: a non-dense one
-// is received into a staging area and unpacked, type_view.h). A matched probe takes the
+// is received into a staging area and unpacked, datatype/view.h). A matched probe takes the
 // message off torus's unexpected queue (Worker::tag_probe_remove), so no other receive, of
 // this thread or another, can get it; the MPI_Message handle holds it until Mrecv/Imrecv
 // receives it.

@@ -1,7 +1,7 @@
 // Partitioned point-to-point (MPI 4.0 chapter 4): MPI_Psend_init, Precv_init, Pready,
 // Pready_range, Pready_list, Parrived. The requests are persistent; each Start begins a round
 // that a PendingOp tracks, and the completion calls end it. How the sides match and name
-// their messages: p2p_partitioned.h.
+// their messages: partitioned.h.
 #include <algorithm>
 #include <cstddef>
 #include <memory>

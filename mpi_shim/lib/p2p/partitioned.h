@@ -3,7 +3,7 @@
 //
 // Each partitioned send request owns a channel: a run of tag values, one per send partition,
 // drawn from a per-process counter. Its messages travel on a context id no communicator uses
-// (reserved for them, comm_context_ids.cpp), with the sender's world rank in the source
+// (reserved for them, comm/context_ids.cpp), with the sender's world rank in the source
 // field and channel + partition in the tag field, so they can never match a user's receive
 // (wildcards included) or a collective.
 //

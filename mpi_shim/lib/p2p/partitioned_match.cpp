@@ -1,4 +1,4 @@
-// Matching partitioned requests (p2p_partitioned.h): the channel counter of the sending side
+// Matching partitioned requests (partitioned.h): the channel counter of the sending side
 // and the setup inbox of the receiving side.
 #include <algorithm>
 #include <deque>

@@ -1,6 +1,6 @@
 // Point-to-point: MPI_Send, Ssend, Rsend, Recv, Isend, Issend, Irsend, Irecv, Sendrecv,
 // Sendrecv_replace, Probe, Iprobe. Arguments are checked here; datatypes become bytes through
-// type_view.h (non-contiguous ones packed or unpacked around the transfer); envelopes become
+// datatype/view.h (non-contiguous ones packed or unpacked around the transfer); envelopes become
 // torus tags in transfer.cpp.
 #include <chrono>
 #include <cstddef>

@@ -25,7 +25,7 @@ constexpr uint32_t kHandleBase = 0xac000000u;
 constexpr uint32_t kChunkBits = 10;
 constexpr uint32_t kChunkSize = 1u << kChunkBits;
 // 4M requests outstanding at most. The index would fit 16M (the handle's low 24 bits), but
-// `chunks` lives in .bss, which counts against libmpi.so's 2 MiB load span (slot_table.h).
+// `chunks` lives in .bss, which counts against libmpi.so's 2 MiB load span (runtime/slot_table.h).
 constexpr uint32_t kMaxChunks = 1u << (22 - kChunkBits);
 
 struct RequestTable {

@@ -1,4 +1,4 @@
-// Staged sends and receives behind an MPI_Request (staged_request.h).
+// Staged sends and receives behind an MPI_Request (staged.h).
 #include "mpi_shim/lib/request/staged.h"
 
 #include "mpi_shim/lib/p2p/args.h"

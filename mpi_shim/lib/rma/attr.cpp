@@ -2,7 +2,7 @@
 // MODEL) and user keyvals (MPI_Win_create_keyval ... Win_delete_attr), whose delete
 // callbacks run on replacement, on Win_delete_attr and on Win_free. Windows are never
 // duplicated, so copy callbacks are never called. Keyval handles are MPICH's direct
-// window-keyval handles, 0xa4800000 | slot (keyval_table.h). Callbacks run without the
+// window-keyval handles, 0xa4800000 | slot (runtime/keyval_table.h). Callbacks run without the
 // lock held.
 #include <algorithm>
 #include <mutex>

@@ -1,5 +1,5 @@
-// The steps of making and freeing a window that the creating calls share (win_create.cpp,
-// win_shared.cpp, win_attr.cpp).
+// The steps of making and freeing a window that the creating calls share (create.cpp,
+// shared.cpp, attr.cpp).
 #pragma once
 
 #include <atomic>
@@ -26,7 +26,7 @@ void win_destroy(std::unique_ptr<Win> w);
 // Its registrations, mappings and memory (also at MPI_Finalize for windows left open).
 void win_release_memory(Win& w);
 void win_unmap_shared(Win& w);
-// Direct access within the host (win_local.cpp). Win_allocate's memory: a shared memory
+// Direct access within the host (local.cpp). Win_allocate's memory: a shared memory
 // object that members on this host can map, its name in `name` and *mapped its size; heap
 // memory (*mapped 0) when that fails; nullptr when size is 0 or nothing could be had.
 void* win_local_alloc(size_t size, char* name, size_t name_len, size_t* mapped);

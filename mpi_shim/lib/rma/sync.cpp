@@ -1,6 +1,6 @@
 // Synchronization of windows: MPI_Win_fence (active target), Win_lock / unlock / lock_all /
 // unlock_all and the flushes (passive target), and Win_sync. A lock is a message to the
-// target, which grants it from its progress in arrival order (win_am.cpp); an unlock
+// target, which grants it from its progress in arrival order (active_messages.cpp); an unlock
 // first completes every operation to the target, so the next holder sees them.
 #include <atomic>
 

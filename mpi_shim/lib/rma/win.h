@@ -4,7 +4,7 @@
 // messages, the same number on every member) and, per member, the base address, size,
 // displacement unit and packed remote key of its memory. Put and Get are torus one-sided
 // get/put on the members' registered memory. Accumulates, locks and the general active
-// target synchronization are active messages (win_am.cpp) that the target handles in its
+// target synchronization are active messages (active_messages.cpp) that the target handles in its
 // progress, one at a time, which is what makes accumulates atomic with respect to each
 // other. All window state is guarded by one recursive mutex (rma_mutex), never held while
 // the worker progresses.
@@ -160,7 +160,7 @@ class RmaMutex {
 };
 RmaMutex& rma_mutex() noexcept;
 using RmaLock = std::unique_lock<RmaMutex>;
-// The handler's queue (win_am.cpp): handled by the lock's holder; whether it is empty.
+// The handler's queue (active_messages.cpp): handled by the lock's holder; whether it is empty.
 void rma_inbox_drain();
 bool rma_inbox_empty();
 
@@ -207,7 +207,7 @@ void win_wait_until(RmaLock& lock, Pred pred) {
   while (!pred()) win_wait_step(lock, wait);
 }
 
-// Applying accumulates (win_apply.cpp). The accumulate lock: spins (yielding) until it is
+// Applying accumulates (apply.cpp). The accumulate lock: spins (yielding) until it is
 // had; a null lock is no lock.
 class AccLockGuard {
  public:
@@ -228,7 +228,7 @@ int rma_apply(std::byte* at, size_t length, MPI_Op op, MPI_Datatype type,
 int rma_compare_and_swap(std::byte* at, size_t length, std::span<const std::byte> data,
                          std::byte* old);
 
-// Active messages of the RMA protocol (win_am.cpp).
+// Active messages of the RMA protocol (active_messages.cpp).
 enum class RmaAm : uint8_t {
   Acc = 1,      // apply op to target bytes, then Ack
   GetAcc,       // reply Result with the old bytes, then apply op

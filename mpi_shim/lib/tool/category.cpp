@@ -171,7 +171,7 @@ int PMPI_T_category_changed(int* update_number) {
   return MPI_SUCCESS;
 }
 
-// No category holds events: torus defines none (tool_event.cpp).
+// No category holds events: torus defines none (event.cpp).
 int PMPI_T_category_get_num_events(int cat_index, int* num_events) {
   Lock l;
   if (!l.ok) return MPI_T_ERR_NOT_INITIALIZED;

@@ -1,4 +1,4 @@
-// Counters behind the MPI_T performance variables (tool_pvar.cpp). They order nothing: a tool
+// Counters behind the MPI_T performance variables (pvar.cpp). They order nothing: a tool
 // only needs each count to be exact once the counted calls returned. Below
 // MPI_THREAD_MULTIPLE the program serializes its MPI calls, so an add is a plain load and
 // store: a locked add on the send path would wait for the store buffer to drain, that is for

@@ -1,5 +1,5 @@
 // MPI_T performance variables: counters of this process's MPI-layer traffic
-// (tool_counters.h), each a 64-bit MPI_T_PVAR_CLASS_COUNTER bound to no object.
+// (counters.h), each a 64-bit MPI_T_PVAR_CLASS_COUNTER bound to no object.
 //
 // A handle is a view of one counter: value = accum + (started ? counter - base : 0). A
 // non-continuous variable counts only while its handle is started and starts at 0; a

@@ -1,6 +1,6 @@
 // The MPI tool information interface (MPI_T_*): state shared by its files. Control variables
 // are torus's configuration registry (core/base/config), performance variables the shim's
-// counters (tool_counters.h), categories group both by component, and there are no events.
+// counters (counters.h), categories group both by component, and there are no events.
 //
 // Every MPI_T call takes the one mutex below for its whole length: the interface is safe to
 // call from any thread, before MPI_Init and after MPI_Finalize, and is never on a data path.
@@ -35,10 +35,10 @@ void copy_string(std::string_view s, char* buf, int* len);
 void free_cvar_handles();
 void free_pvar_sessions();
 
-// Performance variables (tool_pvar.cpp), for the categories.
+// Performance variables (pvar.cpp), for the categories.
 int pvar_count();
 
-// A control variable's verbosity, which follows from its category (tool_category.cpp).
+// A control variable's verbosity, which follows from its category (category.cpp).
 int cvar_verbosity(std::string_view name);
 
 // Text for the MPI_T_ERR_* codes (MPI_Error_string); nullptr for any other code.

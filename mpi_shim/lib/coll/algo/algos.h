@@ -1,6 +1,6 @@
-// Every collective algorithm by name, below the choice that coll_select makes: the entry
-// points of coll.h pick one of these per call (and deal with one-rank communicators
-// themselves). Arguments as in coll.h; all of them handle any process count from 2 and any
+// Every collective algorithm by name, below the choice that select.h makes: the entry
+// points of coll/coll.h pick one of these per call (and deal with one-rank communicators
+// themselves). Arguments as in coll/coll.h; all of them handle any process count from 2 and any
 // count, including fewer elements than ranks.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The chosen collectives of coll.h: the one-rank cases, then the algorithm coll_select picks.
+// The chosen collectives of coll/coll.h: the one-rank cases, then the algorithm select.h picks.
 #include <cstring>
 
 #include "core/base/copy.h"

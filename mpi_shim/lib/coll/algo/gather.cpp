@@ -1,5 +1,5 @@
 // Gather and scatter (linear: the root posts every transfer at once), allgather for short
-// blocks (Bruck: ceil(log2 n) steps for any n; the ring for long ones is in coll_ring.cpp)
+// blocks (Bruck: ceil(log2 n) steps for any n; the ring for long ones is in ring.cpp)
 // and alltoall (pairwise exchange: in step k, send to r + k and receive from r - k).
 #include <cstring>
 #include <vector>

@@ -1,4 +1,4 @@
-// The fold and recursive halving of coll_halving.h.
+// The fold and recursive halving of halving.h.
 #include "mpi_shim/lib/coll/algo/halving.h"
 
 #include "mpi_shim/lib/coll/algo/util.h"

@@ -1,4 +1,4 @@
-// Agreement on the partners' protocol (coll_placement.h).
+// Agreement on the partners' protocol (placement.h).
 #include "mpi_shim/lib/coll/algo/placement.h"
 
 #include "mpi_shim/lib/coll/algo/algos.h"

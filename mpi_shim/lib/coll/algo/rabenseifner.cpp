@@ -1,5 +1,5 @@
 // Rabenseifner's reduce and allreduce for long vectors: a recursive-halving reduce-scatter
-// (coll_halving.h) leaves each of the pof2 participants one block complete, then the blocks
+// (halving.h) leaves each of the pof2 participants one block complete, then the blocks
 // go to the root (reduce) or everywhere by recursive doubling (allreduce). Each rank moves
 // about twice the vector instead of log2(n) times, and the combining is split n ways. The
 // halving combines in rank order, so non-commutative ops are safe too.

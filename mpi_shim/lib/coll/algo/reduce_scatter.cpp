@@ -1,7 +1,7 @@
 // Reduce-scatter by recursive halving for any op: fold to a power of two, halve (in rank
-// order, coll_halving.h) with the blocks cut at the ranks' own counts, then the holder of
+// order, halving.h) with the blocks cut at the ranks' own counts, then the holder of
 // each block, which halving leaves bit-reversed, sends every rank its part directly. log2(n)
-// + 2 steps, about the vector once per rank; the ring (coll_ring.cpp) is for long vectors
+// + 2 steps, about the vector once per rank; the ring (ring.cpp) is for long vectors
 // and commutative ops.
 #include <cstring>
 #include <vector>

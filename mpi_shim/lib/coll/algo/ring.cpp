@@ -1,4 +1,4 @@
-// Ring algorithms: the segment-pipelined ring pass (coll_ring.h), and on it ring allgather,
+// Ring algorithms: the segment-pipelined ring pass (ring.h), and on it ring allgather,
 // ring reduce-scatter and ring allreduce. A ring moves (n-1)/n of the vector per rank and
 // phase, the least any algorithm can, and only between neighbours.
 #include "mpi_shim/lib/coll/algo/ring.h"

@@ -1,4 +1,4 @@
-// Algorithm choice for the collectives (coll_select.h). Below each size threshold the
+// Algorithm choice for the collectives (select.h). Below each size threshold the
 // algorithm with fewer steps wins on latency, above it the one that moves less data per rank
 // wins on bandwidth. Between the two long-vector reductions the cost model decides: both move
 // 2(n-1)/n of the vector per rank, Rabenseifner in 2 log2(n) steps against the ring's

@@ -26,7 +26,7 @@ const char* algo_name(Algo a) noexcept;
 // count: elements; bytes: of the whole vector (reduce_scatter: the sum over ranks).
 Algo select_bcast(const Comm& c, size_t bytes);
 Algo select_reduce(const Comm& c, size_t count, size_t bytes, bool commutative);
-// With 2 or 4 ranks and a long vector it may ask the ranks (coll_placement.h): collective.
+// With 2 or 4 ranks and a long vector it may ask the ranks (placement.h): collective.
 Algo select_allreduce(Comm& c, size_t count, size_t bytes, bool commutative);
 Algo select_reduce_scatter(const Comm& c, size_t count, size_t bytes, bool commutative);
 // block: bytes per rank.

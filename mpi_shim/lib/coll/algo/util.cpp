@@ -1,4 +1,4 @@
-// Block splitting, ordered combines and the in-flight request set of coll_util.h.
+// Block splitting, ordered combines and the in-flight request set of util.h.
 #include "mpi_shim/lib/coll/algo/util.h"
 
 #include "mpi_shim/lib/op/op.h"

@@ -1,6 +1,6 @@
 // MPI_Barrier, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall: argument
-// checks, datatypes turned into bytes (type_view.h: dense types in place, others packed into
-// a staging area before and unpacked after), then the algorithms of coll.h, which move bytes.
+// checks, datatypes turned into bytes (datatype/view.h: dense types in place, others packed into
+// a staging area before and unpacked after), then the algorithms of coll/coll.h, which move bytes.
 #include "mpi_shim/lib/coll/coll.h"
 #include "mpi_shim/lib/coll/inter/blocking_api.h"
 #include "mpi_shim/lib/coll/reduce_view.h"

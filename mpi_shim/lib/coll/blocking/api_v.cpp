@@ -1,6 +1,6 @@
 // MPI_Gatherv, Scatterv, Allgatherv, Alltoallv, Alltoallw, Scan, Exscan: argument checks,
-// counts and displacements turned into bytes (type_blocks.h: dense types in place, others
-// packed back to back in a staging area), then the algorithms of coll.h.
+// counts and displacements turned into bytes (datatype/blocks.h: dense types in place, others
+// packed back to back in a staging area), then the algorithms of coll/coll.h.
 #include "mpi_shim/lib/coll/coll.h"
 #include "mpi_shim/lib/coll/inter/blocking_api.h"
 #include "mpi_shim/lib/coll/reduce_view.h"

@@ -1,4 +1,4 @@
-// Intercommunicator collectives (coll_inter.h). Every process of both groups takes the call's
+// Intercommunicator collectives (blocking.h). Every process of both groups takes the call's
 // sequence number on the intercommunicator (its CollContext), whether or not it sends across,
 // so the next collective's messages carry the same number everywhere.
 #include "mpi_shim/lib/coll/inter/blocking.h"

@@ -1,4 +1,4 @@
-// Collectives on intercommunicators (coll_inter.cpp), in bytes as coll.h's are. Each group's
+// Collectives on intercommunicators (blocking.cpp), in bytes as coll/coll.h's are. Each group's
 // data goes to the other group: a group reduces, gathers or broadcasts inside itself on its
 // own intracommunicator (Comm::local), and the two leaders (local rank 0) carry the result
 // across; transfers with one process on each side go straight between them.

@@ -1,4 +1,4 @@
-// Intercommunicator collectives at the MPI level (coll_inter_api.h).
+// Intercommunicator collectives at the MPI level (blocking_api.h).
 #include "mpi_shim/lib/coll/inter/blocking_api.h"
 
 #include <vector>

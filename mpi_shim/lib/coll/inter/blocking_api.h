@@ -1,7 +1,7 @@
-// The MPI-level halves of the intercommunicator collectives (coll_inter_api.cpp): argument
+// The MPI-level halves of the intercommunicator collectives (blocking_api.cpp): argument
 // checks as the standard has them for an intercommunicator (roots MPI_ROOT / MPI_PROC_NULL
 // / a remote rank, receive sides sized by the remote group, no MPI_IN_PLACE), datatypes
-// turned into bytes, then coll_inter.h. The PMPI functions call these for an
+// turned into bytes, then blocking.h. The PMPI functions call these for an
 // intercommunicator; each returns an MPI error code, raised through the communicator.
 #pragma once
 

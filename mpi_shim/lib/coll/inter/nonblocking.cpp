@@ -1,7 +1,7 @@
-// Nonblocking intercommunicator collectives (icoll_inter.h). Each call is planned whole when
+// Nonblocking intercommunicator collectives (nonblocking.h). Each call is planned whole when
 // it starts, as rounds of transfers (and of combines done before a round's transfers), then
-// run by the engine of icoll_op.h; the plan owns the scratch its combines need. Transfers of
-// one stage share a phase, so a process's rounds need not line up with its peers'.
+// run by the engine of coll/nonblocking/engine.h; the plan owns the scratch its combines need.
+// Transfers of one stage share a phase, so a process's rounds need not line up with its peers'.
 #include "mpi_shim/lib/coll/inter/nonblocking.h"
 
 #include <algorithm>

@@ -1,10 +1,10 @@
-// Nonblocking collectives on intercommunicators (icoll_inter.cpp), in bytes as icoll.h's are,
-// with the blocking ones' algorithms (coll_inter.h): a group reduces or broadcasts inside
-// itself along a binomial tree rooted at its leader (local rank 0), the leaders carry the
-// result across, and transfers with one process on each side go straight between them.
-// `root` as the standard has it: MPI_ROOT, MPI_PROC_NULL, or the root's rank in the remote
-// group. Every process of both groups takes the call's sequence numbers (icoll_op.h), also
-// those with nothing to move.
+// Nonblocking collectives on intercommunicators (nonblocking.cpp), in bytes as
+// coll/nonblocking/icoll.h's are, with the blocking ones' algorithms (blocking.h): a group reduces
+// or broadcasts inside itself along a binomial tree rooted at its leader (local rank 0), the
+// leaders carry the result across, and transfers with one process on each side go straight between
+// them. `root` as the standard has it: MPI_ROOT, MPI_PROC_NULL, or the root's rank in the remote
+// group. Every process of both groups takes the call's sequence numbers
+// (coll/nonblocking/engine.h), also those with nothing to move.
 #pragma once
 
 #include <cstddef>
@@ -19,7 +19,8 @@ namespace torus::mpi::icoll {
 
 std::unique_ptr<PendingOp> inter_ibarrier(Comm& c);
 std::unique_ptr<PendingOp> inter_ibcast(Comm& c, void* buf, size_t bytes, int root);
-// The root gets the reduction of the other group's `count` elements; `layout` as in icoll.h.
+// The root gets the reduction of the other group's `count` elements; `layout` as in
+// coll/nonblocking/icoll.h.
 std::unique_ptr<PendingOp> inter_ireduce(Comm& c, const void* sbuf, void* rbuf, size_t count,
                                          MPI_Datatype type, const TypeInfo* layout, MPI_Op op,
                                          int root);

@@ -1,4 +1,4 @@
-// Nonblocking intercommunicator collectives at the MPI level (icoll_inter_api.h). A call with
+// Nonblocking intercommunicator collectives at the MPI level (nonblocking_api.h). A call with
 // nothing to move still starts an operation: it takes the sequence numbers every other
 // process of both groups takes.
 #include "mpi_shim/lib/coll/inter/nonblocking_api.h"

@@ -1,7 +1,7 @@
 // The MPI-level halves of the nonblocking intercommunicator collectives
-// (icoll_inter_api.cpp): coll_inter_api.h's argument checks (roots MPI_ROOT / MPI_PROC_NULL /
+// (nonblocking_api.cpp): blocking_api.h's argument checks (roots MPI_ROOT / MPI_PROC_NULL /
 // a remote rank, receive sides sized by the remote group, no MPI_IN_PLACE), staging for
-// non-dense datatypes, then icoll_inter.h behind a new request. The PMPI_I* functions call
+// non-dense datatypes, then nonblocking.h behind a new request. The PMPI_I* functions call
 // these for an intercommunicator; each returns an MPI error code, raised through it.
 #pragma once
 

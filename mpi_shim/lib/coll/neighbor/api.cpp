@@ -1,8 +1,8 @@
 // MPI_Neighbor_allgather(v), Neighbor_alltoall(v/w) and their nonblocking forms: the
-// topology's neighbor lists (topo_neighbors.h), blocks turned into bytes by type_blocks.h
-// (dense types in place, others staged), then one round of icoll.h's ineighbor. A blocking
-// call waits for that operation itself; a nonblocking one hands it to a request. MPI_IN_PLACE
-// has no meaning here and is refused (MPI_ERR_BUFFER).
+// topology's neighbor lists (comm/topo/neighbors.h), blocks turned into bytes by datatype/blocks.h
+// (dense types in place, others staged), then one round of coll/nonblocking/icoll.h's ineighbor. A
+// blocking call waits for that operation itself; a nonblocking one hands it to a request.
+// MPI_IN_PLACE has no meaning here and is refused (MPI_ERR_BUFFER).
 #include <chrono>
 #include <memory>
 #include <utility>

@@ -1,6 +1,7 @@
-// The neighborhood collectives' one round (icoll.h): receives first, so blocks rarely wait in
-// the unexpected queue, then the sends. Several edges to one process are told apart by the
-// order both ends post them in (and on a grid by the direction's phase, topo_neighbors.h).
+// The neighborhood collectives' one round (coll/nonblocking/icoll.h): receives first, so blocks
+// rarely wait in the unexpected queue, then the sends. Several edges to one process are told apart
+// by the order both ends post them in (and on a grid by the direction's phase,
+// comm/topo/neighbors.h).
 #include <algorithm>
 #include <vector>
 

@@ -1,8 +1,9 @@
 // MPI_Ibarrier, Ibcast, Ireduce, Iallreduce, Igather, Iscatter, Iallgather, Ialltoall:
 // the blocking versions' argument checks (same error classes), then an operation of icoll.h
 // behind a new request. Calls with nothing to move get a request that is complete already.
-// On an intercommunicator each goes to icoll_inter_api.h instead.
-// Non-dense datatypes go through staging areas the request owns (type_view.h, reduce_view.h).
+// On an intercommunicator each goes to coll/inter/nonblocking_api.h instead.
+// Non-dense datatypes go through staging areas the request owns (datatype/view.h,
+// coll/reduce_view.h).
 #include <memory>
 #include <utility>
 

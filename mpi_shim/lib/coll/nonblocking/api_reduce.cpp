@@ -1,6 +1,6 @@
 // MPI_Ireduce_scatter, Ireduce_scatter_block, Iscan, Iexscan: the blocking versions' argument
-// checks (coll_api_reduce_scatter.cpp, coll_api_v.cpp; same error classes), then an
-// operation of icoll.h behind a new request, non-dense types staged by a ReduceView the
+// checks (coll/blocking/api_reduce_scatter.cpp, coll/blocking/api_v.cpp; same error classes), then
+// an operation of icoll.h behind a new request, non-dense types staged by a ReduceView the
 // request owns.
 #include <memory>
 #include <utility>

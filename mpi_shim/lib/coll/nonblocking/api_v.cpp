@@ -1,6 +1,6 @@
 // MPI_Igatherv, Iscatterv, Iallgatherv, Ialltoallv, Ialltoallw: the blocking versions'
-// argument checks (coll_api_v.cpp, same error classes), counts and displacements turned into
-// bytes by type_blocks.h, then an operation of icoll.h (icoll_inter_api.h on an
+// argument checks (coll/blocking/api_v.cpp, same error classes), counts and displacements turned
+// into bytes by datatype/blocks.h, then an operation of icoll.h (coll/inter/nonblocking_api.h on an
 // intercommunicator) behind a new request. The blocks and views
 // live with the request until it completes; what was received is unpacked when it is.
 #include <memory>

@@ -1,6 +1,6 @@
 // MPI_Ibarrier (dissemination: round k tells rank r + 2^k we arrived and hears from r - 2^k)
 // and MPI_Ibcast (binomial tree: one round receiving from the parent, one sending to every
-// child at once), as rounds of icoll_op.h.
+// child at once), as rounds of engine.h.
 #include <vector>
 
 #include "mpi_shim/lib/coll/nonblocking/engine.h"

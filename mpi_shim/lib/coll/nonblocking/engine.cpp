@@ -1,4 +1,4 @@
-// The round engine of the nonblocking collectives (icoll_op.h): posting on the collective
+// The round engine of the nonblocking collectives (engine.h): posting on the collective
 // context id, completion callbacks, handing the runner role over, failure and cancel.
 #include "mpi_shim/lib/coll/nonblocking/engine.h"
 

@@ -1,7 +1,7 @@
 // MPI_Igather and MPI_Iscatter (the linear Igatherv/Iscatterv with equal blocks),
 // MPI_Iallgather (ring: n - 1 rounds, each forwarding the block received last) and
 // MPI_Ialltoall (every pairwise exchange posted in one round, in the pairwise order: in a
-// nonblocking call nothing is gained by waiting between the steps), as rounds of icoll_op.h.
+// nonblocking call nothing is gained by waiting between the steps), as rounds of engine.h.
 #include <cstring>
 #include <vector>
 
@@ -19,7 +19,7 @@ const std::byte* block_at(const void* base, size_t block, int i) {
   return static_cast<const std::byte*>(base) + block * static_cast<size_t>(i);
 }
 
-// Igather/Iscatter are Igatherv/Iscatterv (icoll_vector.cpp) with every block the same: the
+// Igather/Iscatter are Igatherv/Iscatterv (vector.cpp) with every block the same: the
 // counts and offsets those copy are built at the root only, where they are read.
 struct UniformBlocks {
   std::vector<size_t> counts, offsets;

@@ -1,6 +1,6 @@
 // Nonblocking collective algorithms, below argument checking: each returns the operation
 // with its first round posted, for request_create_op. They use the blocking versions'
-// algorithms (coll.h) as rounds of the engine in icoll_op.h, and take the communicator's next
+// algorithms (coll/coll.h) as rounds of the engine in engine.h, and take the communicator's next
 // collective sequence number, so every rank starts its collectives on `c` (blocking or not)
 // in the same order. Sizes are in bytes except where a reduction needs elements and the
 // datatype; buffers must stay valid until the request completes.
@@ -18,10 +18,10 @@
 #include "mpi_shim/lib/request/request.h"
 
 namespace torus::mpi {
-// For the MPI_I* calls (icoll_api.cpp): the communicator, or nullptr after raising
+// For the MPI_I* calls (api.cpp): the communicator, or nullptr after raising
 // MPI_ERR_COMM (MPI_ERR_ARG for a null request pointer) through the right handler; *err
 // holds the code to return then. An intercommunicator is MPI_ERR_COMM unless `inter_ok`
-// (the calls of icoll_inter_api.h).
+// (the calls of coll/inter/nonblocking_api.h).
 Comm* icoll_comm_and_request(MPI_Comm comm, MPI_Request* request, const char* fn, int* err,
                              bool inter_ok = false);
 }  // namespace torus::mpi
@@ -48,8 +48,8 @@ std::unique_ptr<PendingOp> iallgather(Comm& c, const void* sbuf, void* rbuf,
                                       size_t block);  // ring
 // Every pairwise exchange posted at once (one round), in the pairwise order.
 std::unique_ptr<PendingOp> ialltoall(Comm& c, const void* sbuf, void* rbuf, size_t block);
-// The vector forms (icoll_vector.cpp), counts and offsets in bytes, copied by the operation;
-// the same algorithms and MPI_IN_PLACE rules as the blocking ones (coll_vector.cpp).
+// The vector forms (vector.cpp), counts and offsets in bytes, copied by the operation;
+// the same algorithms and MPI_IN_PLACE rules as the blocking ones (coll/algo/vector.cpp).
 std::unique_ptr<PendingOp> igatherv(Comm& c, const void* sbuf, size_t sbytes, void* rbuf,
                                     const size_t* rcounts, const size_t* roffsets, int root);
 std::unique_ptr<PendingOp> iscatterv(Comm& c, const void* sbuf, const size_t* scounts,
@@ -61,20 +61,20 @@ std::unique_ptr<PendingOp> ialltoallv(Comm& c, const void* sbuf, const size_t* s
                                       const size_t* soffsets, void* rbuf,
                                       const size_t* rcounts, const size_t* roffsets);
 
-// Reductions on parts of the vector (icoll_reduce_scatter.cpp, icoll_scan.cpp); counts in
+// Reductions on parts of the vector (reduce_scatter.cpp, scan.cpp); counts in
 // elements of `type`, `layout` as for ireduce.
 // Every rank sends each other rank its block at once (one round), then combines what it got
 // in rank order, so any op, commutative or not, at any size.
 std::unique_ptr<PendingOp> ireduce_scatter(Comm& c, const void* sbuf, void* rbuf,
                                            const size_t* counts, MPI_Datatype type,
                                            const TypeInfo* layout, MPI_Op op);
-// Recursive doubling, coll_scan.cpp's algorithm; `exclusive` for MPI_Iexscan (rank 0's
+// Recursive doubling, coll/algo/scan.cpp's algorithm; `exclusive` for MPI_Iexscan (rank 0's
 // receive buffer is left as it is).
 std::unique_ptr<PendingOp> iscan(Comm& c, const void* sbuf, void* rbuf, size_t count,
                                  MPI_Datatype type, const TypeInfo* layout, MPI_Op op,
                                  bool exclusive);
 
-// Neighborhood collectives (icoll_neighbor.cpp): one round, every receive from
+// Neighborhood collectives (coll/neighbor/round.cpp): one round, every receive from
 // plan.sources and every send to plan.destinations posted at once; block i's bytes and
 // offset (from rbuf, or sbuf) in rcounts/roffsets (scounts/soffsets), copied by the
 // operation. Zero-byte blocks and MPI_PROC_NULL neighbors move nothing.

@@ -1,6 +1,6 @@
 // MPI_Ireduce (binomial tree, one child per round) and MPI_Iallreduce (recursive doubling;
 // with n not a power of two the first 2*(n - 2^k) ranks fold pairwise first and unfold at
-// the end), as rounds of icoll_op.h. Each operation owns its scratch memory: several may be
+// the end), as rounds of engine.h. Each operation owns its scratch memory: several may be
 // pending on one communicator, next to blocking collectives that use Comm::scratch.
 // Combines keep rank order (op_apply's `in` is the lower ranks' part), so user ops that do
 // not commute get the order MPI prescribes.
@@ -23,7 +23,7 @@ struct Reduction {
   void* rbuf;
   size_t count;
   MPI_Datatype type;
-  const TypeInfo* layout;  // held by the request (icoll_api.cpp); nullptr: look `type` up
+  const TypeInfo* layout;  // held by the request (api.cpp); nullptr: look `type` up
   MPI_Op op;
   size_t bytes;
 };

@@ -1,4 +1,4 @@
-// MPI_Ireduce_scatter(_block) as two rounds of icoll_op.h: every rank posts at once the
+// MPI_Ireduce_scatter(_block) as two rounds of engine.h: every rank posts at once the
 // receives of its block from all others and the sends of their blocks to them, then combines
 // the n contributions to its block in rank order. One round trip of latency, and every rank
 // moves what the pairwise exchange moves (its input once, its block n - 1 times), with the

@@ -1,4 +1,4 @@
-// MPI_Iscan and MPI_Iexscan: coll_scan.cpp's recursive doubling as rounds of icoll_op.h, one
+// MPI_Iscan and MPI_Iexscan: coll/algo/scan.cpp's recursive doubling as rounds of engine.h, one
 // exchange with rank r ^ 2^k per round. The partner's ranks lie wholly below or above ours
 // and each combine puts the lower ones first, so non-commutative ops are right. The
 // operation owns its two scratch vectors.

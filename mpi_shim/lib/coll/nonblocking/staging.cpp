@@ -1,4 +1,4 @@
-// The staged requests of the nonblocking collectives (icoll_staging.h).
+// The staged requests of the nonblocking collectives (staging.h).
 #include "mpi_shim/lib/coll/nonblocking/staging.h"
 
 #include <utility>

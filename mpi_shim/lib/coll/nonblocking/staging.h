@@ -1,4 +1,4 @@
-// What the MPI_I* calls share (icoll_api*.cpp): the staging areas that non-dense datatypes
+// What the MPI_I* calls share (api*.cpp): the staging areas that non-dense datatypes
 // need while a nonblocking collective runs, and the requests that carry them.
 #pragma once
 
@@ -34,7 +34,7 @@ class StagedOp final : public PendingOp {
   std::unique_ptr<S> staging_;
 };
 
-// The staging of the MPI_I* calls on whole buffers (icoll_api.cpp, icoll_api_reduce.cpp).
+// The staging of the MPI_I* calls on whole buffers (api.cpp, api_reduce.cpp).
 struct Staging {
   SendView send;
   RecvView recv;
@@ -48,7 +48,7 @@ struct Staging {
   }
 };
 
-// The staging of the vector forms (icoll_api_v.cpp, icoll_inter_api.cpp): per-block areas.
+// The staging of the vector forms (api_v.cpp, coll/inter/nonblocking_api.cpp): per-block areas.
 struct VStaging {
   TypeBlocks sblocks, rblocks;
   SendView send;

@@ -1,7 +1,7 @@
 // MPI_Igatherv and MPI_Iscatterv (linear: the root posts every transfer in one round),
 // MPI_Iallgatherv (ring: n - 1 rounds, each forwarding the block received last) and
-// MPI_Ialltoallv (every pairwise exchange posted in one round), as rounds of icoll_op.h: the
-// blocking versions' algorithms (coll_vector.cpp) with byte counts and offsets. The
+// MPI_Ialltoallv (every pairwise exchange posted in one round), as rounds of engine.h: the
+// blocking versions' algorithms (coll/algo/vector.cpp) with byte counts and offsets. The
 // operation keeps its own copies of the counts and offsets.
 #include <vector>
 

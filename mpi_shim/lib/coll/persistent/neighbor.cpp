@@ -1,5 +1,5 @@
 // The persistent neighborhood collectives (MPI 4.0 MPI_Neighbor_*_init), as
-// persistent_coll.cpp's: arrays copied at their lengths, the topology's in- and out-degrees
+// init.cpp's: arrays copied at their lengths, the topology's in- and out-degrees
 // at init (none when the communicator has no topology: MPI_Start then reports that).
 #include <vector>
 

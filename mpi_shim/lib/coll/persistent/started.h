@@ -1,4 +1,4 @@
-// What the persistent collectives share (persistent_coll.cpp, persistent_neighbor.cpp): the
+// What the persistent collectives share (init.cpp, neighbor.cpp): the
 // request whose MPI_Start begins a nonblocking collective with the arguments given at init.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Neighbor lists of the three topologies (topo_neighbors.h), in the standard's order: a
+// Neighbor lists of the three topologies (neighbors.h), in the standard's order: a
 // grid's neighbors dimension by dimension, the one below (displacement -1) first; a graph's
 // in its edge list, the same for receiving and sending; a distributed graph's in-edges and
 // out-edges as they were given.
