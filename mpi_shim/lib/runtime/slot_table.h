@@ -6,8 +6,8 @@
 // Why not one flat array: libmpi.so's load span (text + data + .bss) must stay under 2 MiB.
 // From that size on, Linux places a file mapping 2 MiB-aligned, and two ranks sharing a core
 // then run the same code at addresses equal in their low 21 bits and, one time in eight, in
-// bits 21-23 too; those pairs mispredict each other's branches (docs/performance.md,
-// "Two ranks on a core"). test/load_span.sh keeps the span in check.
+// bits 21-23 too; those pairs mispredict each other's branches (docs/performance-history.md,
+// 2026-12-07, "Two ranks on a core"). test/load_span.sh keeps the span in check.
 #pragma once
 
 #include <array>
