@@ -21,7 +21,7 @@ done < <(readelf -lW "$lib")
 span=$((max - min))
 if ((span >= limit)); then
   echo "load_span: $lib spans $span bytes when loaded, 2 MiB ($limit) or more; shrink it" \
-    "(large static tables belong on the heap, mpi_shim/lib/slot_table.h)" >&2
+    "(large static tables belong on the heap, mpi_shim/lib/runtime/slot_table.h)" >&2
   exit 1
 fi
 echo "load_span: $lib spans $span bytes when loaded, $((limit - span)) under 2 MiB"

@@ -1,8 +1,8 @@
 // MPI-IO's large-count (_c) calls: the int calls with the count converted (large_count.h).
-#include "mpi_shim/lib/errors.h"
-#include "mpi_shim/lib/io_file.h"
+#include "mpi_shim/lib/runtime/errors.h"
+#include "mpi_shim/lib/io/file.h"
 #include "mpi_shim/lib/large_count.h"
-#include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/runtime/pmpi.h"
 
 using namespace torus::mpi;
 

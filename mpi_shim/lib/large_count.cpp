@@ -3,11 +3,11 @@
 // (contiguous chunks of 2^30 elements, and the rest), which the int calls move like any
 // other type, reductions included (a predefined op computes on the type's basic elements).
 
-#include "mpi_shim/lib/comm.h"
-#include "mpi_shim/lib/errors.h"
+#include "mpi_shim/lib/comm/comm.h"
+#include "mpi_shim/lib/runtime/errors.h"
 #include "mpi_shim/lib/large_count.h"
-#include "mpi_shim/lib/pmpi.h"
-#include "mpi_shim/lib/status.h"
+#include "mpi_shim/lib/runtime/pmpi.h"
+#include "mpi_shim/lib/request/status.h"
 
 using namespace torus::mpi;
 

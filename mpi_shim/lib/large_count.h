@@ -6,10 +6,10 @@
 #include <climits>
 
 #include "mpi_shim/include/mpi.h"
-#include "mpi_shim/lib/comm.h"
-#include "mpi_shim/lib/datatype.h"
-#include "mpi_shim/lib/errors.h"
-#include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/comm/comm.h"
+#include "mpi_shim/lib/datatype/datatype.h"
+#include "mpi_shim/lib/runtime/errors.h"
+#include "mpi_shim/lib/runtime/pmpi.h"
 
 namespace torus::mpi {
 

@@ -3,10 +3,10 @@
 // persistent forms and the neighborhood ones. Each count is converted as in large_count.h;
 // the nonblocking and persistent calls keep what they need of the converted type (pending
 // operations hold its layout, persistent ones a duplicate), so it is freed on return.
-#include "mpi_shim/lib/comm.h"
-#include "mpi_shim/lib/errors.h"
+#include "mpi_shim/lib/comm/comm.h"
+#include "mpi_shim/lib/runtime/errors.h"
 #include "mpi_shim/lib/large_count.h"
-#include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/runtime/pmpi.h"
 
 using namespace torus::mpi;
 

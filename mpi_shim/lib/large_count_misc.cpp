@@ -5,9 +5,9 @@
 #include <climits>
 #include <mutex>
 
-#include "mpi_shim/lib/errors.h"
+#include "mpi_shim/lib/runtime/errors.h"
 #include "mpi_shim/lib/large_count.h"
-#include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/runtime/pmpi.h"
 
 using namespace torus::mpi;
 

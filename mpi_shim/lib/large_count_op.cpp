@@ -11,9 +11,9 @@
 #include <mutex>
 #include <utility>
 
-#include "mpi_shim/lib/errors.h"
-#include "mpi_shim/lib/op.h"
-#include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/runtime/errors.h"
+#include "mpi_shim/lib/op/op.h"
+#include "mpi_shim/lib/runtime/pmpi.h"
 
 using namespace torus::mpi;
 

@@ -5,9 +5,9 @@
 // when the count is above INT_MAX.
 #include <climits>
 
-#include "mpi_shim/lib/datatype.h"
+#include "mpi_shim/lib/datatype/datatype.h"
 #include "mpi_shim/lib/large_count_vec.h"
-#include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/runtime/pmpi.h"
 
 namespace torus::mpi {
 namespace {

@@ -1,10 +1,10 @@
 // MPI 4.0's large-count one-sided calls (Put_c ... Rget_accumulate_c): origin, result and
 // target counts converted each on its own as in large_count.h; errors go to the window's
 // handler.
-#include "mpi_shim/lib/errors.h"
+#include "mpi_shim/lib/runtime/errors.h"
 #include "mpi_shim/lib/large_count.h"
-#include "mpi_shim/lib/pmpi.h"
-#include "mpi_shim/lib/win.h"
+#include "mpi_shim/lib/runtime/pmpi.h"
+#include "mpi_shim/lib/rma/win.h"
 
 using namespace torus::mpi;
 

@@ -3,10 +3,10 @@
 // INT_MAX builds the same layout an int count would, as long as it multiplies one dense block
 // (more pieces than INT_MAX cannot be flattened: MPI_ERR_COUNT). Their arguments are kept as
 // large counts, which only MPI_Type_get_envelope_c / get_contents_c report.
-#include "mpi_shim/lib/datatype.h"
-#include "mpi_shim/lib/errors.h"
-#include "mpi_shim/lib/pmpi.h"
-#include "mpi_shim/lib/type_create.h"
+#include "mpi_shim/lib/datatype/datatype.h"
+#include "mpi_shim/lib/runtime/errors.h"
+#include "mpi_shim/lib/runtime/pmpi.h"
+#include "mpi_shim/lib/datatype/create.h"
 
 using namespace torus::mpi;
 

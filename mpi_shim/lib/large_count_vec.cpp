@@ -5,10 +5,10 @@
 // non-root side, Allgatherv's send side) is converted as in large_count.h either way.
 #include <vector>
 
-#include "mpi_shim/lib/comm.h"
+#include "mpi_shim/lib/comm/comm.h"
 #include "mpi_shim/lib/large_count.h"
 #include "mpi_shim/lib/large_count_vec.h"
-#include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/runtime/pmpi.h"
 
 using namespace torus::mpi;
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "mpi_shim/include/mpi.h"
-#include "mpi_shim/lib/comm.h"
+#include "mpi_shim/lib/comm/comm.h"
 #include "mpi_shim/lib/large_count.h"
 
 namespace torus::mpi {

@@ -10,17 +10,17 @@
 #include <utility>
 #include <vector>
 
-#include "mpi_shim/lib/coll.h"
-#include "mpi_shim/lib/coll_inter.h"
-#include "mpi_shim/lib/coll_inter_api.h"
-#include "mpi_shim/lib/errors.h"
-#include "mpi_shim/lib/icoll.h"
-#include "mpi_shim/lib/icoll_inter.h"
-#include "mpi_shim/lib/icoll_inter_api.h"
-#include "mpi_shim/lib/icoll_staging.h"
+#include "mpi_shim/lib/coll/coll.h"
+#include "mpi_shim/lib/coll/inter/blocking.h"
+#include "mpi_shim/lib/coll/inter/blocking_api.h"
+#include "mpi_shim/lib/runtime/errors.h"
+#include "mpi_shim/lib/coll/nonblocking/icoll.h"
+#include "mpi_shim/lib/coll/inter/nonblocking.h"
+#include "mpi_shim/lib/coll/inter/nonblocking_api.h"
+#include "mpi_shim/lib/coll/nonblocking/staging.h"
 #include "mpi_shim/lib/large_count_vec.h"
-#include "mpi_shim/lib/reduce_view.h"
-#include "mpi_shim/lib/type_view.h"
+#include "mpi_shim/lib/coll/reduce_view.h"
+#include "mpi_shim/lib/datatype/view.h"
 
 namespace torus::mpi {
 namespace {

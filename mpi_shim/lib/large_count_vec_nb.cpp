@@ -7,12 +7,12 @@
 // copies of its arrays.
 #include <vector>
 
-#include "mpi_shim/lib/comm.h"
-#include "mpi_shim/lib/icoll.h"
+#include "mpi_shim/lib/comm/comm.h"
+#include "mpi_shim/lib/coll/nonblocking/icoll.h"
 #include "mpi_shim/lib/large_count.h"
 #include "mpi_shim/lib/large_count_vec.h"
-#include "mpi_shim/lib/persistent_coll.h"
-#include "mpi_shim/lib/pmpi.h"
+#include "mpi_shim/lib/coll/persistent/started.h"
+#include "mpi_shim/lib/runtime/pmpi.h"
 
 using namespace torus::mpi;
 

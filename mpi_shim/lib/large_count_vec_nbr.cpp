@@ -7,11 +7,11 @@
 // (or a valid communicator) the int call is left to report that.
 #include <vector>
 
-#include "mpi_shim/lib/comm.h"
+#include "mpi_shim/lib/comm/comm.h"
 #include "mpi_shim/lib/large_count.h"
 #include "mpi_shim/lib/large_count_vec.h"
-#include "mpi_shim/lib/pmpi.h"
-#include "mpi_shim/lib/topo_neighbors.h"
+#include "mpi_shim/lib/runtime/pmpi.h"
+#include "mpi_shim/lib/comm/topo/neighbors.h"
 
 using namespace torus::mpi;
 

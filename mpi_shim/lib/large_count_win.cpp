@@ -4,10 +4,10 @@
 // before anything collective starts, like the int calls' check of a unit below 1.
 #include <climits>
 
-#include "mpi_shim/lib/comm.h"
-#include "mpi_shim/lib/errors.h"
-#include "mpi_shim/lib/pmpi.h"
-#include "mpi_shim/lib/win.h"
+#include "mpi_shim/lib/comm/comm.h"
+#include "mpi_shim/lib/runtime/errors.h"
+#include "mpi_shim/lib/runtime/pmpi.h"
+#include "mpi_shim/lib/rma/win.h"
 
 using namespace torus::mpi;
 
