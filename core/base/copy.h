@@ -8,16 +8,16 @@
 // exactly that case. copy_bytes sends those distances to a vector loop. Newer glibc makes the
 // same check; this keeps older ones fast too.
 //
-// copy_to_peer: copy_bytes for a destination another process reads next (a transport's send
-// buffer in shared memory). Below 2112 bytes glibc copies with its vector loop, whose stores
-// read each destination line before writing it; when the line was last read by a core on
-// another die (an eager segment the receiver drained) each read is a cross-die fetch, and
-// `rep movsb` on an FSRM CPU writes whole lines without it. So from kCopyMovsbMin to glibc's
-// threshold copy_to_peer uses `rep movsb` where the CPU has FSRM (docs/performance-history.md,
-// 2026-12-06; vCPUs on different dies, MPI over shm: 2 KiB ping-pong 1.06 -> 0.97 us one way, 1280 B 0.90 -> 0.82,
-// bandwidth at 2 KiB +14 %, 1152 B +10 %; from 1 KiB it read 4 % below memcpy, hence the
-// bound). Not for every copy: into lines this core holds, `rep movsb` is the slower one (an
-// MPI_Put of 2 KiB into a shared window, the same lines each time: 35 -> 47 ns).
+// copy_to_peer: copy_bytes for a destination another process reads next (a transport's send buffer
+// in shared memory). Below 2112 bytes glibc copies with its vector loop, whose stores read each
+// destination line before writing it; when the line was last read by a core on another die (an
+// eager segment the receiver drained) each read is a cross-die fetch, and `rep movsb` on an FSRM
+// CPU writes whole lines without it. So from kCopyMovsbMin to glibc's threshold copy_to_peer uses
+// `rep movsb` where the CPU has FSRM (docs/performance-history.md, 2026-12-06; vCPUs on different
+// dies, MPI over shm: 2 KiB ping-pong 1.06 -> 0.97 us one way, 1280 B 0.90 -> 0.82, bandwidth at 2
+// KiB +14 %, 1152 B +10 %; from 1 KiB it read 4 % below memcpy, hence the bound). Not for every
+// copy: into lines this core holds, `rep movsb` is the slower one (an MPI_Put of 2 KiB into a
+// shared window, the same lines each time: 35 -> 47 ns).
 #pragma once
 
 #include <cstddef>
