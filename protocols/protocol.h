@@ -21,7 +21,6 @@ struct LaneNeeds {
   bool am_bcopy = false;  // of the AM lane (control messages or the payload)
   bool get = false;       // of the RMA lane
   bool put = false;       // of the RMA lane
-  bool host_memory = true;  // the message may be in host memory (the only kind today)
 };
 
 class Protocol {

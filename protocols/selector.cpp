@@ -2,7 +2,6 @@
 #include "protocols/selector.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <limits>
 
